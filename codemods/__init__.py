@@ -1,0 +1,12 @@
+"""graphweld's rules: one module per rule, each a libcst visitor proposing rewrites.
+
+`RULES` is the registry, in the order rules are listed and applied.
+"""
+
+from graphweld.codemods.hoist_try import HoistTry
+from graphweld.codemods.hoist_with import HoistWith
+
+RULES = (HoistWith, HoistTry)
+RULES_BY_ID = {rule.id: rule for rule in RULES}
+
+__all__ = ["RULES", "RULES_BY_ID", "HoistTry", "HoistWith"]

@@ -1,0 +1,3 @@
+from graphweld.cli import main
+
+main()

@@ -1,0 +1,91 @@
+"""Statement-block helpers shared by the rules that split a block around a graph break."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, Sequence
+
+import libcst as cst
+
+from graphweld.breakers import Breaker, BreakerCatalog
+
+
+def block_statements(body: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of a block; a one-line suite (`with x: a; b`) becomes one line per statement."""
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    assert isinstance(body, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(body=[small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]) for small in body.body]
+
+
+def with_statements(body: cst.BaseSuite, statements: Sequence[cst.BaseStatement]) -> cst.IndentedBlock:
+    """`body` holding `statements` instead, always as an indented block."""
+    if isinstance(body, cst.IndentedBlock):
+        return body.with_changes(body=tuple(statements))
+    return cst.IndentedBlock(body=tuple(statements), header=body.trailing_whitespace)
+
+
+def split_at(
+    statements: Sequence[cst.BaseStatement], is_cut: Callable[[cst.BaseStatement], bool]
+) -> tuple[list[list[cst.BaseStatement]], list[cst.BaseStatement]]:
+    """Segments between cut statements, and the cut statements: s0 c1 s1 c2 s2 ..."""
+    segments: list[list[cst.BaseStatement]] = [[]]
+    cuts: list[cst.BaseStatement] = []
+    for statement in statements:
+        if is_cut(statement):
+            cuts.append(statement)
+            segments.append([])
+        else:
+            segments[-1].append(statement)
+    return segments, cuts
+
+
+def nested_breakers(
+    statements: Sequence[cst.BaseStatement],
+    catalog: BreakerCatalog,
+    skip: Callable[[cst.CSTNode], bool] = lambda node: False,
+) -> Iterator[tuple[cst.CSTNode, Breaker, cst.BaseCompoundStatement]]:
+    """Breaking statements nested inside compound statements of a block.
+
+    Yields (breaking statement, breaker, the top-level compound statement holding it). Nested
+    function and class bodies are not entered: they do not run where they are written; nor is
+    any node for which `skip` is true (a block that another rule visit reports on its own).
+    """
+    for statement in statements:
+        if not isinstance(statement, cst.BaseCompoundStatement):
+            continue
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack: list[cst.CSTNode] = [statement]
+        while stack:
+            node = stack.pop()
+            if node is not statement and (isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or skip(node)):
+                continue
+            if isinstance(node, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+                breaker = catalog.statement_breaker(node)
+                if breaker is not None:
+                    yield node, breaker, statement
+                continue
+            stack.extend(reversed(node.children))
+
+
+def terminates(statements: Sequence[cst.BaseStatement]) -> bool:
+    """Whether a block always leaves by raise/return/break/continue at its last statement."""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine) and last.body:
+        return isinstance(last.body[-1], (cst.Raise, cst.Return, cst.Break, cst.Continue))
+    return False
+
+
+def compound_keyword(statement: cst.BaseCompoundStatement) -> str:
+    """The keyword that opens a compound statement, for messages."""
+    return {
+        cst.If: "if",
+        cst.For: "for",
+        cst.While: "while",
+        cst.With: "with",
+        cst.Try: "try",
+        cst.TryStar: "try",
+        cst.Match: "match",
+    }.get(type(statement), type(statement).__name__.lower())

@@ -1,0 +1,202 @@
+"""What breaks a graph, statically: the catalogue of breaking calls and resumable context managers.
+
+A statement breaks the graph when it contains a call to a known breaker: an explicit
+`torch._dynamo.graph_break()` / `skip_frame()`, I/O (print, logging, warnings, torch.save/load,
+open, pickle, time.sleep, ...), a DLPack export, or a name from the user's configuration.
+Whether Dynamo can resume after a break inside a `with` depends on the context manager; the
+resumable set below was measured on torch 2.13 (a graph break inside each, compiled on CPU: the
+frame is resumed, not skipped).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from graphweld.names import ImportTable, dotted_name
+from graphweld.settings import Settings
+
+EXPLICIT_BREAKERS = frozenset({"torch._dynamo.graph_break", "torch._dynamo.skip_frame"})
+
+IO_BREAKERS = frozenset(
+    {
+        "print",
+        "input",
+        "open",
+        "breakpoint",
+        "io.open",
+        "pdb.set_trace",
+        "warnings.warn",
+        "warnings.warn_explicit",
+        "torch.save",
+        "torch.load",
+        "pickle.dump",
+        "pickle.load",
+        "json.dump",
+        "json.load",
+        "time.sleep",
+        "sys.stdout.write",
+        "sys.stderr.write",
+        "os.write",
+        "numpy.save",
+        "numpy.load",
+        "logging.log",
+        "logging.debug",
+        "logging.info",
+        "logging.warning",
+        "logging.warn",
+        "logging.error",
+        "logging.exception",
+        "logging.critical",
+        "logging.fatal",
+    }
+)
+
+DLPACK_BREAKERS = frozenset({"torch.utils.dlpack.to_dlpack", "torch.to_dlpack"})
+
+# Methods of logger objects; `logger.warning_once` is transformers' deduplicating variant.
+LOGGING_METHODS = frozenset(
+    {
+        "debug",
+        "info",
+        "warning",
+        "warn",
+        "error",
+        "exception",
+        "critical",
+        "fatal",
+        "log",
+        "warning_once",
+        "info_once",
+        "warning_advice",
+    }
+)
+_LOGGER_NAME = re.compile(r"^_*(log|logger|\w+_log|\w+_logger)$", re.IGNORECASE)
+_LOGGER_FACTORIES = ("getLogger", "get_logger")
+
+# Measured on torch 2.13 (see module docstring); contextlib.nullcontext included.
+RESUMABLE_CONTEXT_MANAGERS = frozenset(
+    {
+        "torch.no_grad",
+        "torch.enable_grad",
+        "torch.set_grad_enabled",
+        "torch.inference_mode",
+        "torch.autograd.no_grad",
+        "torch.autograd.enable_grad",
+        "torch.autograd.set_grad_enabled",
+        "torch.autograd.inference_mode",
+        "torch.autograd.grad_mode.no_grad",
+        "torch.autograd.grad_mode.enable_grad",
+        "torch.autograd.grad_mode.set_grad_enabled",
+        "torch.autograd.grad_mode.inference_mode",
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.cpu.amp.autocast",
+        "torch.cuda.amp.autocast",
+        "torch.profiler.profile",
+        "torch.profiler.record_function",
+        "torch.autograd.profiler.profile",
+        "torch.autograd.profiler.record_function",
+        "torch.nn.attention.sdpa_kernel",
+        "torch.autograd.graph.disable_saved_tensors_hooks",
+        "torch._C.DisableTorchFunctionSubclass",
+        "torch._C.DisableTorchFunction",
+        "contextlib.nullcontext",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Breaker:
+    """A call that breaks the graph. `kind` is explicit, io, logging, dlpack or configured."""
+
+    kind: str
+    name: str
+
+    @property
+    def has_side_effects(self) -> bool:
+        """Explicit graph_break()/skip_frame() do nothing at run time besides the break."""
+        return self.kind != "explicit"
+
+
+class BreakerCatalog:
+    """Classifies calls and statements for one module, with the user's settings applied."""
+
+    def __init__(self, settings: Settings, imports: ImportTable) -> None:
+        self.imports = imports
+        self.configured = frozenset(settings.extra_breakers)
+        self.io = IO_BREAKERS | frozenset(settings.io_functions)
+        self.resumable = RESUMABLE_CONTEXT_MANAGERS | frozenset(settings.resumable_context_managers)
+        self._statement_cache: dict[int, Breaker | None] = {}
+
+    def classify_call(self, call: cst.Call) -> Breaker | None:
+        name = self.imports.qualify(call.func)
+        if name is not None:
+            if name in EXPLICIT_BREAKERS:
+                return Breaker("explicit", name)
+            if name in self.configured:
+                return Breaker("configured", name)
+            if name in self.io:
+                return Breaker("io", name)
+            if name in DLPACK_BREAKERS:
+                return Breaker("dlpack", name)
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in LOGGING_METHODS:
+            if _is_logger(call.func.value, self.imports):
+                receiver = dotted_name(call.func.value) or "logger"
+                return Breaker("logging", f"{receiver}.{call.func.attr.value}")
+        return None
+
+    def statement_breaker(self, statement: cst.CSTNode) -> Breaker | None:
+        """The first breaking call in a simple statement (line or small statement), else None.
+
+        Compound statements are never breakers themselves; their bodies are examined by the rules.
+        Calls inside lambdas do not count: they do not run where they are written.
+        """
+        if isinstance(statement, cst.BaseCompoundStatement):
+            return None
+        key = id(statement)
+        if key not in self._statement_cache:
+            self._statement_cache[key] = self._first_breaking_call(statement)
+        return self._statement_cache[key]
+
+    def _first_breaking_call(self, node: cst.CSTNode) -> Breaker | None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call):
+                found = self.classify_call(current)
+                if found is not None:
+                    return found
+            if isinstance(current, cst.Lambda):
+                continue
+            stack.extend(reversed(current.children))
+        return None
+
+    def is_resumable(self, item: cst.WithItem) -> bool:
+        """Whether Dynamo resumes after a graph break inside this `with` item."""
+        expression = item.item
+        if isinstance(expression, cst.Call):
+            expression = expression.func
+        name = self.imports.qualify(expression)
+        return name is not None and name in self.resumable
+
+    def prefilter_words(self) -> set[str]:
+        """Identifiers whose presence in a file's bytes means it may hold a breaking call."""
+        words = {name.rsplit(".", 1)[-1] for name in (*EXPLICIT_BREAKERS, *self.io, *DLPACK_BREAKERS)}
+        words |= {name.rsplit(".", 1)[-1] for name in self.configured}
+        words |= LOGGING_METHODS
+        return words
+
+
+def _is_logger(receiver: cst.BaseExpression, imports: ImportTable) -> bool:
+    if isinstance(receiver, cst.Call):
+        factory = dotted_name(receiver.func)
+        return factory is not None and factory.rsplit(".", 1)[-1] in _LOGGER_FACTORIES
+    name = dotted_name(receiver)
+    if name is None:
+        return False
+    if imports.qualify(receiver) == "logging":
+        return True
+    return bool(_LOGGER_NAME.match(name.rsplit(".", 1)[-1]))

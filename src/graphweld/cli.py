@@ -1,0 +1,255 @@
+"""The `graphweld` command: a thin front-end over graphweld.engine.
+
+Exit codes, as ruff's: 0 all good, 1 changes pending (with --check/--diff), 2 errors.
+Diffs, fixed stdin text and JSON go to stdout; messages, progress and the summary go to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import click
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from graphweld.codemods import RULES, RULES_BY_ID
+from graphweld.engine import FileResult, RuleSelectionError, process_source, run, selected_rules
+from graphweld.report import Summary, print_diff, results_as_json, site_line, unified_diff
+from graphweld.settings import Settings, SettingsError, find_config_file, load_settings
+from graphweld.source import SourceError, write_atomically
+
+EXIT_OK, EXIT_PENDING, EXIT_ERROR = 0, 1, 2
+# Below this many files a progress bar only flickers.
+PROGRESS_THRESHOLD = 8
+
+
+def _stdout() -> Console:
+    return Console(file=sys.stdout, highlight=False, soft_wrap=True)
+
+
+def _stderr() -> Console:
+    return Console(file=sys.stderr, highlight=False, soft_wrap=True)
+
+
+def _fail(message: str) -> "click.exceptions.Exit":
+    _stderr().print(f"[bold red]error:[/] {message}", highlight=False)
+    return click.exceptions.Exit(EXIT_ERROR)
+
+
+def _rule_ids(values: Sequence[str]) -> frozenset[str]:
+    return frozenset(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="graphweld")
+def main() -> None:
+    """graphweld: rewrite PyTorch code so torch.compile captures whole graphs."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--diff", "show_diff", is_flag=True, help="Print the changes as a unified diff; write nothing.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
+@click.option("--select", multiple=True, metavar="IDS", help="Only these rules (comma-separated ids, or ALL).")
+@click.option("--ignore", multiple=True, metavar="IDS", help="Skip these rules (comma-separated ids).")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that can change behaviour.")
+@click.option("--assume-compiled", is_flag=True, default=None, help="Treat every function as a compiled region.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes [default: all cores].")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--stdin-filename", metavar="NAME", help="The name of the file read from stdin (PATH '-').")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="pyproject.toml to read [tool.graphweld] from [default: the nearest one].")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when changes are pending (errors still exit 2).")
+def fix(
+    paths: tuple[str, ...],
+    show_diff: bool,
+    check: bool,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    unsafe_fixes: bool | None,
+    assume_compiled: bool | None,
+    jobs: int | None,
+    output_format: str,
+    stdin_filename: str | None,
+    config_path: Path | None,
+    exit_zero: bool,
+) -> None:
+    """Fix graph breaks in the Python files under PATHS (files are rewritten in place).
+
+    PATH '-' reads source from stdin and writes the fixed source to stdout.
+    """
+    reading_stdin = "-" in paths
+    if reading_stdin and len(paths) > 1:
+        raise _fail("'-' (stdin) cannot be combined with other paths")
+    anchor = Path(stdin_filename) if reading_stdin and stdin_filename else Path(paths[0] if not reading_stdin else ".")
+    try:
+        config_file = config_path or find_config_file(anchor if anchor.exists() else Path("."))
+        settings = load_settings(config_file)
+    except SettingsError as exc:
+        raise _fail(str(exc))
+    overrides: dict[str, object] = {}
+    if select:
+        overrides["select"] = _rule_ids(select)
+    if ignore:
+        overrides["ignore"] = settings.ignore | _rule_ids(ignore)
+    if unsafe_fixes is not None:
+        overrides["unsafe_fixes"] = unsafe_fixes
+    if assume_compiled:
+        overrides["assume_compiled"] = True
+    settings = settings.replace(**overrides)
+    try:
+        selected_rules(settings)
+    except RuleSelectionError as exc:
+        raise _fail(str(exc))
+
+    pending_mode = check or show_diff
+    if reading_stdin:
+        code = _fix_stdin(stdin_filename or "<stdin>", settings, show_diff, check, output_format)
+    else:
+        code = _fix_paths(paths, settings, jobs, show_diff, check, output_format)
+    if code == EXIT_PENDING and (exit_zero or not pending_mode):
+        code = EXIT_OK
+    raise click.exceptions.Exit(code)
+
+
+def _collect(paths: Sequence[str], settings: Settings, jobs: int | None, show_progress: bool) -> list[FileResult]:
+    results: list[FileResult] = []
+    if not show_progress:
+        results.extend(run(paths, settings, jobs))
+    else:
+        progress = Progress(
+            TextColumn("graphweld"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=_stderr(), transient=True,
+        )
+        task = progress.add_task("files", total=None)
+        with progress:
+            for result in run(paths, settings, jobs, on_discovered=lambda n: progress.update(task, total=n)):
+                results.append(result)
+                progress.advance(task)
+    results.sort(key=lambda result: result.path)
+    return results
+
+
+def _fix_paths(
+    paths: Sequence[str], settings: Settings, jobs: int | None, show_diff: bool, check: bool, output_format: str
+) -> int:
+    err = _stderr()
+    interactive_terminal = err.is_terminal and output_format == "text"
+    # The progress bar appears once discovery reports more than a handful of files.
+    results = _collect(paths, settings, jobs, show_progress=interactive_terminal and _many_files(paths))
+    write = not (show_diff or check)
+    summary = Summary()
+    for result in results:
+        if result.changed and write:
+            try:
+                assert result.source is not None and result.fixed is not None
+                write_atomically(result.path, result.source.encode(result.fixed))
+            except SourceError as exc:
+                result.error = str(exc)
+                result.fixed = None
+        summary.add(result)
+
+    if output_format == "json":
+        click.echo(results_as_json(results, summary, applied=write))
+    else:
+        out = _stdout()
+        for result in results:
+            if result.error is not None:
+                err.print(f"[bold]{result.path}[/]: [red]error:[/] {result.error}", highlight=False)
+                continue
+            if result.changed and show_diff:
+                assert result.source is not None and result.fixed is not None
+                print_diff(out, unified_diff(result.path, result.source.text, result.fixed))
+            for change in result.applied:
+                err.print(site_line(change, prefix="fixed: " if write else "would fix: "))
+            for change in result.unsafe_available:
+                err.print(site_line(change, prefix="unsafe fix available: "))
+            for report in result.reports:
+                err.print(site_line(report, prefix="not fixed: "))
+        err.print(summary.table(pending=not write))
+        if summary.unsafe_available and not settings.unsafe_fixes:
+            err.print(f"{summary.unsafe_available} unsafe fix(es) available with --unsafe-fixes.")
+    if summary.errors:
+        return EXIT_ERROR
+    return EXIT_PENDING if summary.changed else EXIT_OK
+
+
+def _many_files(paths: Sequence[str]) -> bool:
+    """Cheap look ahead: more than a handful of .py files, without a full walk."""
+    count = 0
+    for path in paths:
+        if os.path.isfile(path):
+            count += 1
+            continue
+        for _, _, filenames in os.walk(path):
+            count += sum(name.endswith(".py") for name in filenames)
+            if count > PROGRESS_THRESHOLD:
+                return True
+    return count > PROGRESS_THRESHOLD
+
+
+def _fix_stdin(name: str, settings: Settings, show_diff: bool, check: bool, output_format: str) -> int:
+    data = sys.stdin.buffer.read()
+    result = process_source(name, data, settings)
+    summary = Summary()
+    summary.add(result)
+    if output_format == "json":
+        click.echo(results_as_json([result], summary, applied=False))
+    elif result.error is not None:
+        _stderr().print(f"[bold]{name}[/]: [red]error:[/] {result.error}", highlight=False)
+    elif show_diff:
+        if result.changed:
+            assert result.source is not None and result.fixed is not None
+            print_diff(_stdout(), unified_diff(name, result.source.text, result.fixed))
+    elif not check:
+        # Fixed text (or the input unchanged) to stdout, byte for byte in the input's encoding.
+        text_out = result.fixed if result.changed else None
+        sys.stdout.buffer.write(result.source.encode(text_out) if text_out is not None and result.source else data)
+        sys.stdout.buffer.flush()
+    if output_format == "text" and result.error is None:
+        err = _stderr()
+        for report in result.reports:
+            err.print(site_line(report, prefix="not fixed: "))
+        for change in result.unsafe_available:
+            err.print(site_line(change, prefix="unsafe fix available: "))
+    if result.error is not None:
+        if output_format == "text" and not (show_diff or check):
+            sys.stdout.buffer.write(data)  # a format-on-save caller must never lose the buffer
+        return EXIT_ERROR
+    return EXIT_PENDING if result.changed else EXIT_OK
+
+
+@main.command()
+@click.argument("rule_id", required=False)
+def rules(rule_id: str | None) -> None:
+    """List the rules, or print the documentation of RULE_ID."""
+    out = _stdout()
+    if rule_id is None:
+        table = Table(title="graphweld rules", title_justify="left")
+        table.add_column("id", style="magenta", no_wrap=True)
+        table.add_column("summary")
+        for rule in RULES:
+            table.add_row(rule.id, rule.summary)
+        out.print(table)
+        out.print("Run `graphweld rules ID` for a rule's documentation.")
+        return
+    rule = RULES_BY_ID.get(rule_id)
+    if rule is None:
+        raise _fail(f"unknown rule id '{rule_id}' (known: {', '.join(RULES_BY_ID)})")
+    doc = _dedent_doc(rule.__doc__ or "")
+    out.print(Markdown(f"# {rule.id}\n\n{doc}"))
+
+
+def _dedent_doc(doc: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(doc)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,52 @@
+"""Line-based text edits: the smallest replacement that turns one text into another, and
+applying several non-overlapping ones at once."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+# Python source lines end in \n, \r\n or \r; str.splitlines would also split on \x0c, \u2028, ...
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings, split only where Python itself ends a line."""
+    return _LINE.findall(text)
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace lines [start_line, end_line) (0-based) of the original text with `new_text`."""
+
+    start_line: int
+    end_line: int
+    new_text: str
+
+    def overlaps(self, other: "TextEdit") -> bool:
+        if self.start_line == other.start_line:
+            return True
+        return self.start_line < other.end_line and other.start_line < self.end_line
+
+
+def minimal_edit(old: str, new: str) -> TextEdit:
+    """The edit that replaces only the lines that differ between `old` and `new`."""
+    old_lines, new_lines = split_lines(old), split_lines(new)
+    prefix = 0
+    limit = min(len(old_lines), len(new_lines))
+    while prefix < limit and old_lines[prefix] == new_lines[prefix]:
+        prefix += 1
+    suffix = 0
+    limit -= prefix
+    while suffix < limit and old_lines[-1 - suffix] == new_lines[-1 - suffix]:
+        suffix += 1
+    return TextEdit(prefix, len(old_lines) - suffix, "".join(new_lines[prefix : len(new_lines) - suffix]))
+
+
+def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
+    """`text` with every edit applied; the edits must not overlap."""
+    lines = split_lines(text)
+    for edit in sorted(edits, key=lambda e: e.start_line, reverse=True):
+        lines[edit.start_line : edit.end_line] = [edit.new_text]
+    return "".join(lines)

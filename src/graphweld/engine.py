@@ -1,0 +1,344 @@
+"""The core API: proposed changes for a source text, fixes to a fixed point, and runs over files.
+
+Every front-end (CLI, interactive review, language server) is a thin layer over `propose`,
+`fix_text` and `run`. Nothing here prints, prompts or writes files.
+
+One file goes through: read bytes -> bytes prefilter (can it hold a site at all?) -> decode ->
+parse once -> compiled-region analysis -> all selected rules in one traversal -> proposals.
+`fix_text` applies the proposals allowed by the settings, non-overlapping ones together, and
+repeats on the new text until no rule proposes anything, so a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from graphweld.codemods import RULES, RULES_BY_ID
+from graphweld.discover import discover
+from graphweld.edits import TextEdit, apply_edits, minimal_edit
+from graphweld.regions import CompiledRegions
+from graphweld.rule import Finding, Rule, RuleContext, Safety
+from graphweld.settings import Settings
+from graphweld.source import SourceError, SourceFile, decode_source, read_bytes
+from graphweld.suppression import is_suppressed, suppressed_lines
+
+# A rule set that keeps proposing after this many rounds has a bug; the file is left alone.
+MAX_ROUNDS = 10
+
+
+@dataclass(frozen=True)
+class Location:
+    """1-based lines, 1-based columns, end inclusive of the last line."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Change:
+    """A proposed rewrite: `edit` turns the text it was proposed on into the fixed text."""
+
+    path: str
+    rule: str
+    safety: Safety
+    location: Location
+    message: str
+    edit: TextEdit
+
+
+@dataclass(frozen=True)
+class Report:
+    """A site a rule found but does not rewrite, with the reason in `message`."""
+
+    path: str
+    rule: str
+    location: Location
+    message: str
+
+
+@dataclass
+class Proposals:
+    changes: list[Change] = field(default_factory=list)
+    reports: list[Report] = field(default_factory=list)
+
+
+@dataclass
+class FileResult:
+    """What a run found and would do for one file. `fixed` is None when nothing changes."""
+
+    path: str
+    source: SourceFile | None = None
+    fixed: str | None = None
+    applied: list[Change] = field(default_factory=list)
+    # Unsafe fixes left in the final text because unsafe fixes were not enabled.
+    unsafe_available: list[Change] = field(default_factory=list)
+    reports: list[Report] = field(default_factory=list)
+    error: str | None = None
+    parsed: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed is not None
+
+
+class RuleSelectionError(ValueError):
+    pass
+
+
+def selected_rules(settings: Settings) -> tuple[type[Rule], ...]:
+    """The rules the settings select, in registry order; unknown ids are an error."""
+    for rule_id in (*settings.select, *settings.ignore):
+        if rule_id != "ALL" and rule_id not in RULES_BY_ID:
+            raise RuleSelectionError(f"unknown rule id '{rule_id}' (known: {', '.join(RULES_BY_ID)})")
+    chosen = RULES if not settings.select or "ALL" in settings.select else tuple(
+        rule for rule in RULES if rule.id in settings.select
+    )
+    return tuple(rule for rule in chosen if rule.id not in settings.ignore)
+
+
+# -- prefilter ---------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=8)
+def _prefilter(settings: Settings) -> Callable[[bytes], bool]:
+    """A bytes test: False means the file cannot hold a site for any selected rule."""
+    rules = selected_rules(settings)
+    if not rules:
+        return lambda data: False
+    from graphweld.breakers import BreakerCatalog
+    from graphweld.names import ImportTable
+
+    words = BreakerCatalog(settings, ImportTable()).prefilter_words()
+    breaker = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
+    keywords = {word for rule in rules for word in rule.trigger_words}
+    keyword = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(keywords)) + rb")\b")
+    compiled = None if settings.assume_compiled else re.compile(rb"compile|_dynamo\.optimize")
+
+    def may_hold_site(data: bytes) -> bool:
+        if compiled is not None and compiled.search(data) is None:
+            return False
+        return breaker.search(data) is not None and keyword.search(data) is not None
+
+    return may_hold_site
+
+
+# -- one round on one text ------------------------------------------------------------------
+
+
+class _Dispatcher(cst.CSTVisitor):
+    """Runs every rule in one traversal and keeps the stack of enclosing functions."""
+
+    def __init__(self, context: RuleContext, rules: Sequence[Rule]) -> None:
+        super().__init__()
+        self.context = context
+        self.handlers: dict[type, list[Callable[[cst.CSTNode], None]]] = {}
+        for rule in rules:
+            for node_type in rule.node_types:
+                self.handlers.setdefault(node_type, []).append(getattr(rule, f"visit_{node_type.__name__}"))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.FunctionDef):
+            if not self.context.regions.worth_entering(node):
+                return False
+            self.context.function_stack.append(node)
+        for handler in self.handlers.get(type(node), ()):
+            handler(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        # libcst calls on_leave even for nodes whose children on_visit skipped.
+        stack = self.context.function_stack
+        if stack and stack[-1] is original_node:
+            stack.pop()
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: dict[int, Sequence[cst.BaseStatement]]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
+        replacement = self.replacements.get(id(original_node))
+        if replacement is None:
+            return updated_node
+        return cst.FlattenSentinel(replacement)
+
+
+def parse(text: str) -> cst.Module:
+    """Parse source text, turning libcst's multi-line error into one line."""
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        first = str(exc.message).strip().splitlines()[0] if str(exc.message).strip() else "invalid syntax"
+        raise SourceError(f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {first}") from None
+    except (RecursionError, MemoryError):
+        raise SourceError("cannot parse: the code is nested too deeply") from None
+
+
+def propose(text: str, path: str, settings: Settings, rules: Sequence[type[Rule]] | None = None) -> Proposals:
+    """Every change and report the rules have for `text`, each change independent of the others.
+
+    Raises SourceError when the text does not parse.
+    """
+    module = parse(text)
+    rules = selected_rules(settings) if rules is None else rules
+    regions = CompiledRegions(module, assume_compiled=settings.assume_compiled)
+    if not rules or not regions.any_compiled:
+        return Proposals()
+    context = RuleContext(module, settings, regions)
+    instances = [rule(context) for rule in rules]
+    module.visit(_Dispatcher(context, instances))
+    findings = [finding for rule in instances for finding in rule.findings]
+    if not findings:
+        return Proposals()
+
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    suppressions = suppressed_lines(text)
+    proposals = Proposals()
+    seen_reports: set[tuple[str, int, str]] = set()
+    for finding in findings:
+        location = _location(positions, finding.anchor)
+        lines = (location.line,)
+        if finding.target is not None and finding.target in positions:
+            lines += (positions[finding.target].start.line,)
+        if is_suppressed(suppressions, finding.rule, lines):
+            continue
+        if finding.is_fix:
+            new_text = module.visit(_Replace({id(finding.target): finding.replacement})).code
+            proposals.changes.append(
+                Change(path, finding.rule, finding.safety, location, finding.message, minimal_edit(text, new_text))
+            )
+        elif (finding.rule, location.line, finding.message) not in seen_reports:
+            seen_reports.add((finding.rule, location.line, finding.message))
+            proposals.reports.append(Report(path, finding.rule, location, finding.message))
+    proposals.changes.sort(key=lambda change: (change.location.line, change.location.column, change.rule))
+    proposals.reports.sort(key=lambda report: (report.location.line, report.location.column, report.rule))
+    return proposals
+
+
+def _location(positions, node: cst.CSTNode) -> Location:  # type: ignore[no-untyped-def]
+    code_range = positions[node]
+    return Location(code_range.start.line, code_range.start.column + 1, code_range.end.line, code_range.end.column + 1)
+
+
+def non_overlapping(changes: Iterable[Change]) -> list[Change]:
+    """A greedy choice of changes whose edits do not overlap, earliest first."""
+    chosen: list[Change] = []
+    for change in sorted(changes, key=lambda c: (c.edit.start_line, -c.edit.end_line)):
+        if not any(change.edit.overlaps(other.edit) for other in chosen):
+            chosen.append(change)
+    return chosen
+
+
+@dataclass
+class FixOutcome:
+    text: str
+    applied: list[Change]
+    unsafe_available: list[Change]
+    reports: list[Report]
+
+
+def fix_text(text: str, path: str, settings: Settings) -> FixOutcome:
+    """Apply every allowed change, repeating until no rule proposes one.
+
+    Raises SourceError when the text does not parse. The result always parses: the last round
+    parsed it.
+    """
+    rules = selected_rules(settings)
+    applied: list[Change] = []
+    current = text
+    for round_number in range(MAX_ROUNDS):
+        try:
+            proposals = propose(current, path, settings, rules)
+        except SourceError as exc:
+            if round_number == 0:
+                raise
+            raise SourceError(f"internal error: a rewrite produced code that does not parse ({exc})") from None
+        allowed = [c for c in proposals.changes if c.safety is Safety.SAFE or settings.unsafe_fixes]
+        chosen = non_overlapping(allowed)
+        if not chosen:
+            unsafe = [c for c in proposals.changes if c.safety is Safety.UNSAFE and not settings.unsafe_fixes]
+            return FixOutcome(current, applied, unsafe, proposals.reports)
+        current = apply_edits(current, [change.edit for change in chosen])
+        applied.extend(chosen)
+    raise SourceError(f"internal error: rules kept proposing changes after {MAX_ROUNDS} rounds; file left unchanged")
+
+
+# -- files -----------------------------------------------------------------------------------
+
+
+def process_source(path: str, data: bytes, settings: Settings) -> FileResult:
+    """Everything a run does for one file's bytes except writing. Never raises."""
+    result = FileResult(path=path)
+    try:
+        source = decode_source(path, data)
+        result.source = source
+        if not _prefilter(settings)(data):
+            return result
+        result.parsed = True
+        outcome = fix_text(source.text, path, settings)
+        if outcome.text != source.text:
+            source.encode(outcome.text)  # fails early if the text cannot be written back
+            result.fixed = outcome.text
+        result.applied = outcome.applied
+        result.unsafe_available = outcome.unsafe_available
+        result.reports = outcome.reports
+    except SourceError as exc:
+        result.error = str(exc)
+    except UnicodeEncodeError as exc:
+        result.error = f"cannot encode the fixed text as {exc.encoding}"
+    except Exception as exc:  # a bug in a rule must not take down the run
+        result.error = f"internal error: {type(exc).__name__}: {exc}"
+    return result
+
+
+def process_path(path: str, settings: Settings) -> FileResult:
+    try:
+        data = read_bytes(path)
+    except SourceError as exc:
+        return FileResult(path=path, error=str(exc))
+    return process_source(path, data, settings)
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    # fork starts workers in milliseconds; spawn re-imports everything per worker.
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def run(
+    paths: Sequence[str],
+    settings: Settings,
+    jobs: int | None = None,
+    on_discovered: Callable[[int], None] | None = None,
+) -> Iterator[FileResult]:
+    """Process every Python file under `paths`, yielding results as they finish (in any order).
+
+    Paths that cannot be walked yield a result with an error; processing continues.
+    """
+    selected_rules(settings)  # unknown rule ids fail before any work
+    files, errors = discover(paths, settings.exclude)
+    for path, message in errors:
+        yield FileResult(path=path, error=message)
+    if on_discovered is not None:
+        on_discovered(len(files))
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1 or len(files) < 4:
+        for path in files:
+            yield process_path(path, settings)
+        return
+    chunksize = max(1, min(32, len(files) // (jobs * 8)))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(files)), mp_context=_worker_context()) as pool:
+        yield from pool.map(functools.partial(process_path, settings=settings), files, chunksize=chunksize)

@@ -1,0 +1,67 @@
+"""Qualified names for expressions, resolved through the module's imports.
+
+`import torch._dynamo as dynamo` makes `dynamo.graph_break` resolve to
+`torch._dynamo.graph_break`; `from torch import compile` makes `compile` resolve to
+`torch.compile`. Resolution ignores scopes (an import anywhere in the module counts): imports of
+the same name to different modules are rare, and being scope-exact would cost a metadata pass.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, None for anything else."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _module_name(node: cst.BaseExpression) -> str:
+    name = dotted_name(node)
+    return name or ""
+
+
+class ImportTable:
+    """Local name -> qualified name, from every import statement in a module."""
+
+    def __init__(self) -> None:
+        self.aliases: dict[str, str] = {}
+
+    def add_import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = _module_name(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.aliases[alias.asname.name.value] = full
+            else:
+                # `import a.b` binds `a`.
+                top = full.split(".", 1)[0]
+                self.aliases[top] = top
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = _module_name(node.module)
+        for alias in node.names:
+            name = _module_name(alias.name)
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.aliases[local] = f"{module}.{name}"
+
+    def qualify(self, node: cst.BaseExpression) -> str | None:
+        """The qualified name of a Name/Attribute chain; unresolved heads stay as written."""
+        name = dotted_name(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        resolved = self.aliases.get(head)
+        if resolved is None:
+            return name
+        return f"{resolved}.{rest}" if rest else resolved

@@ -1,0 +1,273 @@
+"""Which functions are compiled regions, from source alone.
+
+A function is a compiled region when it is
+- decorated with `torch.compile` (bare or called with options) or `torch._dynamo.optimize(...)`;
+- passed to `torch.compile(...)` in the module: a function, `self.method`, a module instance
+  (`torch.compile(MyModel())`, `model = MyModel(); torch.compile(model)`, `model.compile()`),
+  whose `forward` is then the region;
+- reached from a region by direct calls in the same module: `helper(x)`, a nested function,
+  `self.method(x)`, `super().method(x)`, or a submodule `self.block(x)` assigned as
+  `self.block = Block(...)`, whose `forward` is reached;
+- or any function at all with `assume_compiled`.
+Functions decorated with `torch.compiler.disable` / `torch._dynamo.disable` are never regions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from graphweld.names import ImportTable, dotted_name
+
+COMPILE_DECORATORS = frozenset({"torch.compile", "torch._dynamo.optimize"})
+DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    node: cst.FunctionDef
+    name: str
+    cls: "ClassInfo | None"  # set when the function is a method (directly in a class body)
+    parent: "FunctionInfo | None"  # the enclosing function, for nested functions
+    outer: "FunctionInfo | None"  # the nearest enclosing function, even across a class body
+    nested: dict[str, "FunctionInfo"] = field(default_factory=dict)
+    callees: list[cst.BaseExpression] = field(default_factory=list)
+    decorators: list[cst.BaseExpression] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    bases: list[str]
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    # `self.attr = SomeClass(...)` anywhere in the class: attr -> class name
+    attribute_classes: dict[str, str] = field(default_factory=dict)
+
+
+class _Indexer(cst.CSTVisitor):
+    """One traversal that records imports, functions, classes, calls and compile targets."""
+
+    def __init__(self) -> None:
+        self.imports = ImportTable()
+        self.functions: list[FunctionInfo] = []
+        self.module_functions: dict[str, FunctionInfo] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        # Calls named `compile` (torch.compile(...), model.compile()) and the function they are in;
+        # which ones compile what is decided after the pass, when every import is known.
+        self.compile_calls: list[tuple[cst.Call, FunctionInfo | None]] = []
+        # `name = SomeClass(...)` anywhere: name -> class name (scope-insensitive)
+        self.instances: dict[str, str] = {}
+        self._function_stack: list[FunctionInfo] = []
+        self._class_stack: list[ClassInfo] = []
+        # Whether the innermost enclosing scope is a class body (for methods).
+        self._scope_is_class: list[bool] = []
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self.imports.add_import(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.imports.add_import_from(node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        bases = [dotted_name(arg.value) or "" for arg in node.bases]
+        info = ClassInfo(name=node.name.value, bases=bases)
+        if not self._function_stack:
+            self.classes.setdefault(info.name, info)
+        self._class_stack.append(info)
+        self._scope_is_class.append(True)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._class_stack.pop()
+        self._scope_is_class.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        in_class = bool(self._scope_is_class) and self._scope_is_class[-1]
+        parent = self._function_stack[-1] if self._function_stack else None
+        info = FunctionInfo(
+            node=node,
+            name=node.name.value,
+            cls=self._class_stack[-1] if in_class else None,
+            parent=None if in_class else parent,
+            outer=parent,
+        )
+        for decorator in node.decorators:
+            expression = decorator.decorator
+            info.decorators.append(expression.func if isinstance(expression, cst.Call) else expression)
+        if info.cls is not None:
+            info.cls.methods.setdefault(info.name, info)
+        elif parent is not None:
+            parent.nested.setdefault(info.name, info)
+        elif not self._class_stack:
+            self.module_functions.setdefault(info.name, info)
+        self.functions.append(info)
+        self._function_stack.append(info)
+        self._scope_is_class.append(False)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._function_stack.pop()
+        self._scope_is_class.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        current = self._function_stack[-1] if self._function_stack else None
+        if current is not None:
+            current.callees.append(node.func)
+        func = node.func
+        if (isinstance(func, cst.Name) and func.value == "compile") or (
+            isinstance(func, cst.Attribute) and func.attr.value == "compile"
+        ):
+            self.compile_calls.append((node, current))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not isinstance(node.value, cst.Call):
+            return
+        class_name = dotted_name(node.value.func)
+        if class_name is None:
+            return
+        for target in node.targets:
+            name = dotted_name(target.target)
+            if name is None:
+                continue
+            if name.startswith("self.") and name.count(".") == 1 and self._class_stack:
+                self._class_stack[-1].attribute_classes[name[5:]] = class_name
+            elif "." not in name:
+                self.instances[name] = class_name
+
+
+class CompiledRegions:
+    """The compiled-region verdict for every function of one module."""
+
+    def __init__(self, module: cst.Module, assume_compiled: bool = False) -> None:
+        indexer = _Indexer()
+        module.visit(indexer)
+        self.imports = indexer.imports
+        self._indexer = indexer
+        self._by_node: dict[int, FunctionInfo] = {id(info.node): info for info in indexer.functions}
+        self._compiled: set[int] = set()
+        decorators = {id(info.node): {self.imports.qualify(d) for d in info.decorators} for info in indexer.functions}
+        disabled = {id(info.node) for info in indexer.functions if DISABLE_DECORATORS & decorators[id(info.node)]}
+        if assume_compiled:
+            self._compiled = {id(info.node) for info in indexer.functions} - disabled
+        else:
+            self._close_over_calls(decorators, disabled)
+        # Functions worth entering when looking for sites: regions and what encloses them.
+        self._enclosing: set[int] = set()
+        for info in indexer.functions:
+            if id(info.node) in self._compiled:
+                outer = info.outer
+                while outer is not None and id(outer.node) not in self._enclosing:
+                    self._enclosing.add(id(outer.node))
+                    outer = outer.outer
+
+    def _close_over_calls(self, decorators: dict[int, set[str | None]], disabled: set[int]) -> None:
+        indexer = self._indexer
+        roots = [info for info in indexer.functions if COMPILE_DECORATORS & decorators[id(info.node)]]
+        for call, scope in indexer.compile_calls:
+            if self.imports.qualify(call.func) == "torch.compile":
+                if call.args and call.args[0].keyword is None:
+                    roots.extend(self._resolve_target(call.args[0].value, scope))
+            elif isinstance(call.func, cst.Attribute):
+                # nn.Module.compile(): `model.compile()` compiles model.forward in place.
+                roots.extend(self._resolve_target(call.func.value, scope))
+        pending = [info for info in roots if id(info.node) not in disabled]
+        while pending:
+            info = pending.pop()
+            if id(info.node) in self._compiled or id(info.node) in disabled:
+                continue
+            self._compiled.add(id(info.node))
+            for callee in info.callees:
+                pending.extend(self._resolve_call(callee, info))
+
+    @property
+    def any_compiled(self) -> bool:
+        return bool(self._compiled)
+
+    def is_compiled(self, node: cst.FunctionDef) -> bool:
+        return id(node) in self._compiled
+
+    def worth_entering(self, node: cst.FunctionDef) -> bool:
+        """Whether a function is a region or holds one (nested functions, local classes)."""
+        return id(node) in self._compiled or id(node) in self._enclosing
+
+    def function_info(self, node: cst.FunctionDef) -> FunctionInfo | None:
+        return self._by_node.get(id(node))
+
+    # -- resolution -------------------------------------------------------------------------
+
+    def _lookup_function(self, name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
+        while scope is not None:
+            if name in scope.nested:
+                return scope.nested[name]
+            scope = scope.parent
+        return self._indexer.module_functions.get(name)
+
+    def _method(self, cls: ClassInfo | None, name: str, seen: set[str] | None = None) -> FunctionInfo | None:
+        """`name` looked up on `cls` and its base classes defined in this module."""
+        seen = seen if seen is not None else set()
+        if cls is None or cls.name in seen:
+            return None
+        seen.add(cls.name)
+        if name in cls.methods:
+            return cls.methods[name]
+        for base in cls.bases:
+            found = self._method(self._indexer.classes.get(base.rsplit(".", 1)[-1]), name, seen)
+            if found is not None:
+                return found
+        return None
+
+    def _class_of_method(self, scope: FunctionInfo | None) -> ClassInfo | None:
+        while scope is not None and scope.cls is None:
+            scope = scope.parent
+        return scope.cls if scope is not None else None
+
+    def _forward_of(self, class_name: str | None) -> list[FunctionInfo]:
+        if class_name is None:
+            return []
+        cls = self._indexer.classes.get(class_name.rsplit(".", 1)[-1])
+        forward = self._method(cls, "forward")
+        return [forward] if forward is not None else []
+
+    def _resolve_target(self, expression: cst.BaseExpression, scope: FunctionInfo | None) -> list[FunctionInfo]:
+        """The functions compiled by `torch.compile(expression)` or `expression.compile()`."""
+        if isinstance(expression, cst.Call):
+            return self._forward_of(dotted_name(expression.func))
+        if isinstance(expression, cst.Name):
+            function = self._lookup_function(expression.value, scope)
+            if function is not None:
+                return [function]
+            return self._forward_of(self._indexer.instances.get(expression.value))
+        if isinstance(expression, cst.Attribute):
+            owner = dotted_name(expression.value)
+            attr = expression.attr.value
+            cls = self._class_of_method(scope)
+            if owner == "self" and cls is not None:
+                method = self._method(cls, attr)
+                if method is not None:
+                    return [method]
+                return self._forward_of(cls.attribute_classes.get(attr))
+            if attr == "forward" and owner is not None:
+                return self._forward_of(self._indexer.instances.get(owner))
+        return []
+
+    def _resolve_call(self, func: cst.BaseExpression, scope: FunctionInfo) -> list[FunctionInfo]:
+        """The functions of this module that a call to `func` inside `scope` runs."""
+        if isinstance(func, cst.Name):
+            function = self._lookup_function(func.value, scope)
+            if function is not None:
+                return [function]
+            return self._forward_of(self._indexer.instances.get(func.value))
+        if isinstance(func, cst.Attribute):
+            cls = self._class_of_method(scope)
+            owner = func.value
+            if isinstance(owner, cst.Call) and dotted_name(owner.func) == "super" and cls is not None:
+                for base in cls.bases:
+                    found = self._method(self._indexer.classes.get(base.rsplit(".", 1)[-1]), func.attr.value)
+                    if found is not None:
+                        return [found]
+                return []
+            if dotted_name(owner) == "self" and cls is not None:
+                method = self._method(cls, func.attr.value)
+                if method is not None:
+                    return [method]
+                return self._forward_of(cls.attribute_classes.get(func.attr.value))
+        return []

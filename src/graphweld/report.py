@@ -1,0 +1,131 @@
+"""Rendering results for people and programs: coloured diffs, site lines, the summary, JSON."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from graphweld.engine import Change, FileResult, Report
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=f"a/{path}", tofile=f"b/{path}"
+    )
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def print_diff(console: Console, diff: str) -> None:
+    """A unified diff, coloured when the console is a terminal."""
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        else:
+            style = ""
+        console.print(Text(line, style=style), soft_wrap=True, highlight=False)
+
+
+def site_line(item: Change | Report, prefix: str = "") -> Text:
+    location = item.location
+    text = Text()
+    text.append(f"{item.path}:{location.line}:{location.column}: ", style="bold")
+    text.append(item.rule, style="magenta")
+    if isinstance(item, Change):
+        text.append(f" [{item.safety.value}]", style="yellow" if item.safety.value == "unsafe" else "green")
+    text.append(f" {prefix}{item.message}")
+    return text
+
+
+@dataclass
+class Summary:
+    """Counts over a whole run."""
+
+    scanned: int = 0
+    parsed: int = 0
+    changed: int = 0
+    per_rule: Counter[str] = field(default_factory=Counter)
+    unsafe_available: int = 0
+    not_fixed: int = 0
+    errors: int = 0
+
+    def add(self, result: FileResult) -> None:
+        self.scanned += 1
+        self.parsed += result.parsed
+        self.changed += result.changed
+        self.per_rule.update(change.rule for change in result.applied)
+        self.unsafe_available += len(result.unsafe_available)
+        self.not_fixed += len(result.reports)
+        self.errors += result.error is not None
+
+    def table(self, pending: bool) -> Table:
+        table = Table(title="graphweld summary", show_header=False, title_justify="left")
+        table.add_column("what")
+        table.add_column("count", justify="right")
+        table.add_row("files scanned", str(self.scanned))
+        table.add_row("files parsed (may hold a site)", str(self.parsed))
+        table.add_row("files that would change" if pending else "files changed", str(self.changed))
+        for rule, count in sorted(self.per_rule.items()):
+            table.add_row(f"  {rule}", f"{count} {'to apply' if pending else 'applied'}")
+        if self.unsafe_available:
+            table.add_row("unsafe fixes not applied (--unsafe-fixes)", str(self.unsafe_available))
+        table.add_row("sites reported, not fixed", str(self.not_fixed))
+        table.add_row("errors", str(self.errors), style="red" if self.errors else None)
+        return table
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "files_scanned": self.scanned,
+            "files_parsed": self.parsed,
+            "files_changed": self.changed,
+            "changes_per_rule": dict(sorted(self.per_rule.items())),
+            "unsafe_fixes_not_applied": self.unsafe_available,
+            "sites_not_fixed": self.not_fixed,
+            "errors": self.errors,
+        }
+
+
+def _location_dict(item: Change | Report) -> dict[str, int]:
+    location = item.location
+    return {"line": location.line, "column": location.column, "end_line": location.end_line, "end_column": location.end_column}
+
+
+def results_as_json(results: Iterable[FileResult], summary: Summary, applied: bool) -> str:
+    """Machine-readable output: every change, report and error, and the summary."""
+    changes = []
+    reports = []
+    errors = []
+    for result in results:
+        for change, was_applied in [(c, applied) for c in result.applied] + [(c, False) for c in result.unsafe_available]:
+            changes.append(
+                {
+                    "path": change.path,
+                    "rule": change.rule,
+                    "safety": change.safety.value,
+                    **_location_dict(change),
+                    "message": change.message,
+                    "applied": was_applied,
+                    "edit": {
+                        "start_line": change.edit.start_line + 1,
+                        "end_line": change.edit.end_line,
+                        "new_text": change.edit.new_text,
+                    },
+                }
+            )
+        for report in result.reports:
+            reports.append({"path": report.path, "rule": report.rule, **_location_dict(report), "message": report.message})
+        if result.error is not None:
+            errors.append({"path": result.path, "message": result.error})
+    return json.dumps({"changes": changes, "reports": reports, "errors": errors, "summary": summary.as_dict()}, indent=2)

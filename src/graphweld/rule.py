@@ -1,0 +1,100 @@
+"""The interface every rule in `graphweld.codemods` implements.
+
+A rule is a libcst visitor in the style of Fixit: its `visit_<Node>` methods look at the tree and
+call `propose()` with a replacement for a statement, or `report()` for a site it finds but cannot
+fix safely. Rules never print, prompt or touch files; the engine turns proposals into changes.
+Proposals are computed from the original tree, one independent change each, so that a front-end
+can offer them one at a time; the engine applies non-overlapping ones together and re-runs the
+rules on the result until nothing is left to do.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import ClassVar, Sequence
+
+import libcst as cst
+
+from graphweld.breakers import BreakerCatalog
+from graphweld.regions import CompiledRegions
+from graphweld.settings import Settings
+
+
+class Safety(str, enum.Enum):
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass
+class Finding:
+    """One site a rule found. `target`/`replacement` are None for a report without a fix."""
+
+    rule: str
+    anchor: cst.CSTNode
+    message: str
+    target: cst.CSTNode | None = None
+    replacement: Sequence[cst.BaseStatement] | None = None
+    safety: Safety = Safety.SAFE
+
+    @property
+    def is_fix(self) -> bool:
+        return self.target is not None
+
+
+class RuleContext:
+    """What rules may ask about the module: regions, breakers, settings, where the visit is."""
+
+    def __init__(self, module: cst.Module, settings: Settings, regions: CompiledRegions) -> None:
+        self.module = module
+        self.settings = settings
+        self.regions = regions
+        self.breakers = BreakerCatalog(settings, regions.imports)
+        self.function_stack: list[cst.FunctionDef] = []
+
+    @property
+    def current_function(self) -> cst.FunctionDef | None:
+        return self.function_stack[-1] if self.function_stack else None
+
+    @property
+    def in_compiled_region(self) -> bool:
+        function = self.current_function
+        return function is not None and self.regions.is_compiled(function)
+
+    def code(self, node: cst.CSTNode) -> str:
+        """Source text of a node on one line, shortened for messages."""
+        text = " ".join(self.module.code_for_node(node).split())
+        return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Rule:
+    """Base class of rules. Subclasses set the class attributes and define visit_* methods.
+
+    The class docstring is the rule's documentation, in ruff's shape: What it fixes / Why the
+    graph breaks / Example / Safety.
+    """
+
+    id: ClassVar[str]
+    summary: ClassVar[str]
+    # Keywords a file must contain for the rule to apply (the bytes prefilter).
+    trigger_words: ClassVar[tuple[str, ...]]
+    # The node types whose visit_* methods the dispatcher calls.
+    node_types: ClassVar[tuple[type[cst.CSTNode], ...]]
+
+    def __init__(self, context: RuleContext) -> None:
+        self.context = context
+        self.findings: list[Finding] = []
+
+    def propose(
+        self,
+        target: cst.CSTNode,
+        replacement: Sequence[cst.BaseStatement],
+        *,
+        anchor: cst.CSTNode,
+        message: str,
+        safety: Safety,
+    ) -> None:
+        self.findings.append(Finding(self.id, anchor, message, target, tuple(replacement), safety))
+
+    def report(self, anchor: cst.CSTNode, message: str) -> None:
+        self.findings.append(Finding(self.id, anchor, message))
