@@ -114,7 +114,7 @@ class HoistWith(Rule):
                 "move the breaking statement out of the block by hand",
             )
             return
-        reasons = self._unsafe_reasons(node, covered, cuts, pieces)
+        reasons = self._unsafe_reasons(node, covered, cuts)
         breaks = ", ".join(f"`{context.code(statement)}`" for statement, _, _ in cuts)
         message = (
             f"{breaks} inside `{header}`: Dynamo cannot resume in this context manager and skips the "
@@ -188,7 +188,6 @@ class HoistWith(Rule):
         node: cst.With,
         covered: list[cst.With],
         cuts: list[_Cut],
-        pieces: list[cst.BaseStatement],
     ) -> list[str]:
         reasons: list[str] = []
         effects = sorted({breaker.name for _, breaker, _ in cuts if breaker.has_side_effects})
@@ -209,8 +208,9 @@ class HoistWith(Rule):
             if item.asname is not None
             for name in _names_in(item.asname.name)
         }
-        first_cut = next(index for index, piece in enumerate(pieces) if any(piece is cut for cut, _, _ in cuts))
-        used_later = sorted(targets & {name.value for piece in pieces[first_cut:] for name in _names_in(piece)})
+        first_cut = cuts[0][0]
+        read_after = {name.value for statement in _after(node, first_cut) for name in _names_in(statement)}
+        used_later = sorted(targets & read_after)
         if used_later:
             reasons.append(
                 f"{', '.join(f'`{name}`' for name in used_later)} would be bound to a new object after the break"
@@ -231,8 +231,35 @@ class HoistWith(Rule):
             )
 
     def _header(self, node: cst.With) -> str:
-        items = ", ".join(self.context.code(item) for item in node.items)
+        code = self.context.code
+        items = ", ".join(
+            code(item.item) + (f" as {code(item.asname.name)}" if item.asname is not None else "") for item in node.items
+        )
         return f"with {items}:"
+
+
+def _after(node: cst.With, first_cut: cst.BaseStatement) -> list[cst.CSTNode]:
+    """What runs after `first_cut` inside `node`: later statements, through nested `with` blocks.
+
+    The `as` targets of the nested blocks are left out; their context expressions are kept.
+    """
+    found: list[cst.CSTNode] = []
+    seen_cut = False
+
+    def walk(with_node: cst.With) -> None:
+        nonlocal seen_cut
+        for statement in block_statements(with_node.body):
+            if statement is first_cut:
+                seen_cut = True
+            elif isinstance(statement, cst.With) and statement.asynchronous is None:
+                if seen_cut:
+                    found.extend(item.item for item in statement.items)
+                walk(statement)
+            elif seen_cut:
+                found.append(statement)
+
+    walk(node)
+    return found
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:

@@ -9,12 +9,26 @@ import libcst as cst
 from graphweld.breakers import Breaker, BreakerCatalog
 
 
+# One-line suites rebuilt as lines, by suite identity, so that repeated calls return the same
+# nodes (rules compare statements by identity). Holding the suite keeps its id from being reused.
+_SUITE_LINES: dict[int, tuple[cst.SimpleStatementSuite, list[cst.BaseStatement]]] = {}
+
+
 def block_statements(body: cst.BaseSuite) -> list[cst.BaseStatement]:
     """The statements of a block; a one-line suite (`with x: a; b`) becomes one line per statement."""
     if isinstance(body, cst.IndentedBlock):
         return list(body.body)
     assert isinstance(body, cst.SimpleStatementSuite)
-    return [cst.SimpleStatementLine(body=[small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]) for small in body.body]
+    cached = _SUITE_LINES.get(id(body))
+    if cached is None or cached[0] is not body:
+        if len(_SUITE_LINES) > 256:
+            _SUITE_LINES.clear()
+        lines: list[cst.BaseStatement] = [
+            cst.SimpleStatementLine(body=[small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+            for small in body.body
+        ]
+        cached = _SUITE_LINES[id(body)] = (body, lines)
+    return list(cached[1])
 
 
 def with_statements(body: cst.BaseSuite, statements: Sequence[cst.BaseStatement]) -> cst.IndentedBlock:

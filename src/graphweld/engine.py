@@ -11,6 +11,7 @@ repeats on the new text until no rule proposes anything, so a second run changes
 
 from __future__ import annotations
 
+import ast
 import functools
 import multiprocessing
 import os
@@ -180,8 +181,17 @@ def parse(text: str) -> cst.Module:
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
+        # CPython's parser locates and words syntax errors better than libcst's.
+        try:
+            ast.parse(text)
+        except SyntaxError as python_error:
+            raise SourceError(
+                f"syntax error at line {python_error.lineno}, column {python_error.offset}: {python_error.msg}"
+            ) from None
+        except (ValueError, RecursionError, MemoryError):
+            pass
         first = str(exc.message).strip().splitlines()[0] if str(exc.message).strip() else "invalid syntax"
-        raise SourceError(f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {first}") from None
+        raise SourceError(f"cannot parse (line {exc.raw_line}): {first}") from None
     except (RecursionError, MemoryError):
         raise SourceError("cannot parse: the code is nested too deeply") from None
 

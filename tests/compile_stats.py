@@ -1,0 +1,56 @@
+"""Compile a function on CPU and count what Dynamo captured: graphs, ops, skipped frames."""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import torch
+import torch._dynamo
+from torch._dynamo.utils import counters
+
+
+@dataclass
+class CompileStats:
+    result: Any
+    graphs: int
+    ops: int
+    skipped_frames: int
+
+
+def compile_stats(fn: Callable[..., Any], *args: Any, backend: str | None = None) -> CompileStats:
+    """Run `fn` under torch.compile with a counting backend (or `backend`, e.g. "inductor")."""
+    torch._dynamo.reset()
+    counters.clear()
+    graphs: list[torch.fx.GraphModule] = []
+
+    def counting_backend(gm: torch.fx.GraphModule, example_inputs):  # type: ignore[no-untyped-def]
+        graphs.append(gm)
+        if backend is None:
+            return gm.forward
+        from torch._dynamo.backends.registry import lookup_backend
+
+        return lookup_backend(backend)(gm, example_inputs)
+
+    result = torch.compile(fn, backend=counting_backend)(*args)
+    ops = sum(1 for gm in graphs for node in gm.graph.nodes if node.op in ("call_function", "call_method", "call_module"))
+    frames = counters["frames"]
+    return CompileStats(result, len(graphs), ops, frames["total"] - frames["ok"])
+
+
+def load_module(source: str, name: str = "golden_case") -> types.ModuleType:
+    """Execute `source` as a module with torch.compile turned into a no-op, so that the test
+    decides how each function is compiled."""
+    module = types.ModuleType(name)
+    original = torch.compile
+
+    def no_compile(model=None, **kwargs):  # type: ignore[no-untyped-def]
+        return model if model is not None else (lambda fn: fn)
+
+    torch.compile = no_compile  # type: ignore[assignment]
+    try:
+        exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    finally:
+        torch.compile = original  # type: ignore[assignment]
+    return module

@@ -1,0 +1,15 @@
+# settings: unsafe_fixes=true
+import torch
+
+
+@torch.compile
+def fn(x):
+    try:
+        x = x + 1
+    except Exception as e:
+        pass
+    torch._dynamo.graph_break()
+    try:
+        return x + 1
+    except Exception as e:
+        pass

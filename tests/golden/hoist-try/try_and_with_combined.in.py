@@ -1,0 +1,22 @@
+# settings: select=ALL
+import torch
+
+
+class Ctx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@torch.compile
+def fn(x):
+    with Ctx():
+        try:
+            x = x + 1
+            torch._dynamo.graph_break()
+            x = x * 2
+        except ValueError:
+            raise
+    return x

@@ -1,0 +1,107 @@
+"""The core API: independent proposals, edits, prefilter, discovery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphweld.discover import discover, parse_gitignore
+from graphweld.edits import TextEdit, apply_edits, minimal_edit, split_lines
+from graphweld.engine import fix_text, process_source, propose
+from graphweld.settings import Settings
+
+TWO_SITES = '''import torch
+
+
+class Ctx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@torch.compile
+def first(x):
+    with Ctx():
+        x = x + 1
+        torch._dynamo.graph_break()
+        return x
+
+
+@torch.compile
+def second(x):
+    try:
+        x = x * 2
+        torch._dynamo.graph_break()
+        return x
+    except RuntimeError:
+        raise
+'''
+
+
+def test_each_proposal_stands_alone_and_together_they_equal_fix():
+    proposals = propose(TWO_SITES, "m.py", Settings())
+    assert [c.rule for c in proposals.changes] == ["hoist-with", "hoist-try"]
+    assert [c.location.line for c in proposals.changes] == [16, 24]
+    combined = apply_edits(TWO_SITES, [c.edit for c in proposals.changes])
+    assert combined == fix_text(TWO_SITES, "m.py", Settings()).text
+    for change in proposals.changes:
+        alone = apply_edits(TWO_SITES, [change.edit])
+        assert alone != TWO_SITES and alone != combined
+
+
+def test_prefilter_skips_files_that_cannot_hold_a_site():
+    not_compiled = b"def f(x):\n    with A():\n        print(x)\n"
+    assert not process_source("a.py", not_compiled, Settings()).parsed
+    assert process_source("a.py", not_compiled, Settings(assume_compiled=True)).parsed
+    no_breaker = b"import torch\n@torch.compile\ndef f(x):\n    with A():\n        return x\n"
+    assert not process_source("b.py", no_breaker, Settings()).parsed
+
+
+def test_minimal_edit_and_apply_round_trip():
+    old = "a\nb\nc\nd\n"
+    new = "a\nB\nB2\nc\nd\n"
+    edit = minimal_edit(old, new)
+    assert edit == TextEdit(1, 2, "B\nB2\n")
+    assert apply_edits(old, [edit]) == new
+    assert split_lines("a\r\nb\rc\nd") == ["a\r\n", "b\r", "c\n", "d"]
+    assert split_lines("form\x0cfeed\n") == ["form\x0cfeed\n"]
+
+
+def test_gitignore_patterns():
+    import re
+
+    patterns = parse_gitignore(["# comment", "*.log", "/top.py", "docs/", "!keep.log", "a/**/b.py", r"\#hash.py"])
+    def ignored(path: str, is_dir: bool = False) -> bool:
+        result = False
+        for pattern in patterns:
+            if pattern.directory_only and not is_dir:
+                continue
+            if pattern.regex.match(path):
+                result = not pattern.negated
+        return result
+
+    assert ignored("x.log") and ignored("deep/er/x.log")
+    assert not ignored("keep.log")
+    assert ignored("top.py") and not ignored("sub/top.py")
+    assert ignored("docs", is_dir=True) and not ignored("docs")
+    assert ignored("a/b.py") and ignored("a/x/y/b.py")
+    assert ignored("#hash.py")
+    assert isinstance(patterns[0].regex, re.Pattern)
+
+
+def test_discover_is_sorted_unique_and_reports_bad_paths(tmp_path: Path):
+    (tmp_path / "b.py").write_text("")
+    (tmp_path / "a.py").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    files, errors = discover([str(tmp_path), str(tmp_path / "a.py"), str(tmp_path / "missing")])
+    assert files == [str(tmp_path / "a.py"), str(tmp_path / "b.py")]
+    assert errors == [(str(tmp_path / "missing"), "no such file or directory")]
+
+
+def test_directory_symlink_loops_are_not_followed(tmp_path: Path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text("")
+    (tmp_path / "pkg" / "again").symlink_to(tmp_path / "pkg")
+    files, errors = discover([str(tmp_path)])
+    assert files == [str(tmp_path / "pkg" / "m.py")] and not errors

@@ -1,0 +1,78 @@
+"""Golden cases: tests/golden/<rule>/<case>.in.py -> <case>.out.py, found automatically.
+
+A case without .out.py must come out unchanged. A first line `# settings: key=value ...` sets
+unsafe_fixes / assume_compiled / select for the case (select defaults to the case's rule). An
+optional <case>.reports lists the sites that must be reported, not fixed: `LINE RULE: text`.
+Every case is also checked for "output parses" and "a second run changes nothing".
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from graphweld.codemods import RULES_BY_ID
+from graphweld.engine import fix_text
+from graphweld.settings import Settings
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = sorted(GOLDEN.glob("*/*.in.py"))
+
+
+def settings_for(case: Path, text: str) -> Settings:
+    values: dict[str, object] = {"select": frozenset({case.parent.name})}
+    first = text.splitlines()[0] if text else ""
+    match = re.match(r"#\s*settings:\s*(.*)", first)
+    if match:
+        for pair in match.group(1).split():
+            key, _, value = pair.partition("=")
+            if key == "select":
+                values["select"] = frozenset(value.split(","))
+            else:
+                values[key] = value.lower() == "true"
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+def expected_reports(case: Path) -> list[tuple[int, str, str]]:
+    reports_file = case.with_name(case.name.replace(".in.py", ".reports"))
+    if not reports_file.exists():
+        return []
+    expected = []
+    for line in reports_file.read_text().splitlines():
+        number, rest = line.split(" ", 1)
+        rule, text = rest.split(": ", 1)
+        expected.append((int(number), rule, text))
+    return expected
+
+
+def test_cases_exist_for_every_rule():
+    for rule_id in RULES_BY_ID:
+        assert len(list((GOLDEN / rule_id).glob("*.in.py"))) >= 6, rule_id
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.parent.name}/{c.name[:-6]}" for c in CASES])
+def test_golden(case: Path):
+    source = case.read_text()
+    out_file = case.with_name(case.name.replace(".in.py", ".out.py"))
+    expected = out_file.read_text() if out_file.exists() else source
+    settings = settings_for(case, source)
+
+    outcome = fix_text(source, str(case), settings)
+    assert outcome.text == expected
+    ast.parse(outcome.text)
+    if not out_file.exists():
+        assert not outcome.applied
+
+    reports = [(r.location.line, r.rule, r.message) for r in outcome.reports]
+    wanted = expected_reports(case)
+    assert len(reports) == len(wanted), reports
+    for (line, rule, message), (want_line, want_rule, want_text) in zip(reports, wanted):
+        assert (line, rule) == (want_line, want_rule)
+        assert want_text in message
+
+    second = fix_text(outcome.text, str(case), settings)
+    assert second.text == outcome.text
+    assert not second.applied
