@@ -164,3 +164,20 @@ def test_breaker_classification(statement: str, kind: str | None):
     catalog = BreakerCatalog(Settings(extra_breakers=("mylib.sync",)), regions.imports)
     breaker = catalog.statement_breaker(module.body[-1])
     assert (breaker.kind if breaker else None) == kind
+
+
+def test_entry_convention_factory():
+    assert compiled_names(
+        """
+        import torch
+
+        class TinyNet(torch.nn.Module):
+            def forward(self, x): return x
+
+        def my_model_function():
+            model = TinyNet()
+            return model
+
+        compiled = torch.compile(my_model_function())
+        """
+    ) == {"forward"}

@@ -76,7 +76,7 @@ def test_check_exits_1_and_writes_nothing(project: Path):
 def test_diff_prints_a_unified_diff_and_exits_1(project: Path):
     result = invoke("fix", "--diff", str(project))
     assert result.exit_code == 1
-    assert f"--- a/{project / 'model.py'}" in result.stdout
+    assert f"--- {project / 'model.py'}" in result.stdout
     assert "+    torch._dynamo.graph_break()" in result.stdout
     assert "-        torch._dynamo.graph_break()" in result.stdout
     assert (project / "model.py").read_text() == BROKEN

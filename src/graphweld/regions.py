@@ -34,6 +34,7 @@ class FunctionInfo:
     nested: dict[str, "FunctionInfo"] = field(default_factory=dict)
     callees: list[cst.BaseExpression] = field(default_factory=list)
     decorators: list[cst.BaseExpression] = field(default_factory=list)
+    returns: list[cst.BaseExpression] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -117,6 +118,10 @@ class _Indexer(cst.CSTVisitor):
             isinstance(func, cst.Attribute) and func.attr.value == "compile"
         ):
             self.compile_calls.append((node, current))
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if self._function_stack and node.value is not None:
+            self._function_stack[-1].returns.append(node.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not isinstance(node.value, cst.Call):
@@ -227,10 +232,28 @@ class CompiledRegions:
         forward = self._method(cls, "forward")
         return [forward] if forward is not None else []
 
+    def _forward_of_created(self, call: cst.Call, scope: FunctionInfo | None) -> list[FunctionInfo]:
+        """`forward` of the module a call creates: `Model(...)`, or a factory such as the entry
+        convention's `my_model_function()` that returns `Model(...)` or a name bound to one."""
+        name = dotted_name(call.func)
+        if name is None:
+            return []
+        forward = self._forward_of(name)
+        if forward:
+            return forward
+        factory = self._lookup_function(name, scope) if "." not in name else None
+        found: list[FunctionInfo] = []
+        for value in factory.returns if factory is not None else ():
+            if isinstance(value, cst.Call):
+                found.extend(self._forward_of(dotted_name(value.func)))
+            elif isinstance(value, cst.Name):
+                found.extend(self._forward_of(self._indexer.instances.get(value.value)))
+        return found
+
     def _resolve_target(self, expression: cst.BaseExpression, scope: FunctionInfo | None) -> list[FunctionInfo]:
         """The functions compiled by `torch.compile(expression)` or `expression.compile()`."""
         if isinstance(expression, cst.Call):
-            return self._forward_of(dotted_name(expression.func))
+            return self._forward_of_created(expression, scope)
         if isinstance(expression, cst.Name):
             function = self._lookup_function(expression.value, scope)
             if function is not None:

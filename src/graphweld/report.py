@@ -16,9 +16,9 @@ from graphweld.engine import Change, FileResult, Report
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=f"a/{path}", tofile=f"b/{path}"
-    )
+    # a/ b/ prefixes suit `git apply` and `patch -p1` for relative paths; absolute ones stay as they are.
+    before, after = (path, path) if path.startswith("/") else (f"a/{path}", f"b/{path}")
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=before, tofile=after)
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
 
 

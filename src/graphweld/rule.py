@@ -62,8 +62,12 @@ class RuleContext:
         return function is not None and self.regions.is_compiled(function)
 
     def code(self, node: cst.CSTNode) -> str:
-        """Source text of a node on one line, shortened for messages."""
-        text = " ".join(self.module.code_for_node(node).split())
+        """Source text of a node on one line, shortened for messages (without its comment)."""
+        if isinstance(node, cst.SimpleStatementLine):
+            text = "; ".join(self.module.code_for_node(small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)) for small in node.body)
+        else:
+            text = self.module.code_for_node(node)
+        text = " ".join(text.split())
         return text if len(text) <= 60 else text[:57] + "..."
 
 
