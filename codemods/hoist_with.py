@@ -7,6 +7,7 @@ import libcst as cst
 from graphweld.blocks import block_statements, compound_keyword, nested_breakers, split_at, with_statements
 from graphweld.breakers import Breaker
 from graphweld.rule import Rule, Safety
+from graphweld.walk import iter_nodes
 
 # Context managers that must not be entered twice: resources (a second `open` starts at offset
 # 0), exception or output scopes (what they catch or redirect would change).
@@ -263,11 +264,4 @@ def _after(node: cst.With, first_cut: cst.BaseStatement) -> list[cst.CSTNode]:
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            found.append(current)
-        stack.extend(current.children)
-    return found
+    return [current for current in iter_nodes(node) if isinstance(current, cst.Name)]

@@ -7,6 +7,7 @@ from typing import Callable, Iterator, Sequence
 import libcst as cst
 
 from graphweld.breakers import Breaker, BreakerCatalog
+from graphweld.walk import iter_nodes
 
 
 # One-line suites rebuilt as lines, by suite identity, so that repeated calls return the same
@@ -69,17 +70,16 @@ def nested_breakers(
             continue
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
-        stack: list[cst.CSTNode] = [statement]
-        while stack:
-            node = stack.pop()
-            if node is not statement and (isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or skip(node)):
+        def prune(node: cst.CSTNode) -> bool:
+            return isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.SimpleStatementLine)) or skip(node)
+
+        for node in iter_nodes(statement, prune):
+            if node is statement or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or skip(node):
                 continue
-            if isinstance(node, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+            if isinstance(node, cst.SimpleStatementLine):
                 breaker = catalog.statement_breaker(node)
                 if breaker is not None:
                     yield node, breaker, statement
-                continue
-            stack.extend(reversed(node.children))
 
 
 def terminates(statements: Sequence[cst.BaseStatement]) -> bool:

@@ -17,6 +17,7 @@ import libcst as cst
 
 from graphweld.names import ImportTable, dotted_name
 from graphweld.settings import Settings
+from graphweld.walk import iter_nodes
 
 EXPLICIT_BREAKERS = frozenset({"torch._dynamo.graph_break", "torch._dynamo.skip_frame"})
 
@@ -162,16 +163,11 @@ class BreakerCatalog:
         return self._statement_cache[key]
 
     def _first_breaking_call(self, node: cst.CSTNode) -> Breaker | None:
-        stack = [node]
-        while stack:
-            current = stack.pop()
+        for current in iter_nodes(node, prune=lambda inner: isinstance(inner, cst.Lambda)):
             if isinstance(current, cst.Call):
                 found = self.classify_call(current)
                 if found is not None:
                     return found
-            if isinstance(current, cst.Lambda):
-                continue
-            stack.extend(reversed(current.children))
         return None
 
     def is_resumable(self, item: cst.WithItem) -> bool:

@@ -31,6 +31,7 @@ from graphweld.rule import Finding, Rule, RuleContext, Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, decode_source, read_bytes
 from graphweld.suppression import is_suppressed, suppressed_lines
+from graphweld.walk import walk
 
 # A rule set that keeps proposing after this many rounds has a bug; the file is left alone.
 MAX_ROUNDS = 10
@@ -137,30 +138,38 @@ def _prefilter(settings: Settings) -> Callable[[bytes], bool]:
 # -- one round on one text ------------------------------------------------------------------
 
 
-class _Dispatcher(cst.CSTVisitor):
-    """Runs every rule in one traversal and keeps the stack of enclosing functions."""
+class _Dispatcher:
+    """Runs every rule in one walk and keeps the stack of enclosing functions.
+
+    Functions that are neither compiled regions nor hold one are not entered; neither are
+    expressions when every rule asks only for statements.
+    """
 
     def __init__(self, context: RuleContext, rules: Sequence[Rule]) -> None:
-        super().__init__()
         self.context = context
         self.handlers: dict[type, list[Callable[[cst.CSTNode], None]]] = {}
         for rule in rules:
             for node_type in rule.node_types:
                 self.handlers.setdefault(node_type, []).append(getattr(rule, f"visit_{node_type.__name__}"))
+        self.statements_only = all(
+            issubclass(node_type, (cst.BaseStatement, cst.BaseSmallStatement)) for node_type in self.handlers
+        )
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+    def run(self, module: cst.Module) -> None:
+        walk(module, self._enter, self._leave)
+
+    def _enter(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.FunctionDef):
             if not self.context.regions.worth_entering(node):
                 return False
             self.context.function_stack.append(node)
         for handler in self.handlers.get(type(node), ()):
             handler(node)
-        return True
+        return not (self.statements_only and isinstance(node, cst.BaseExpression))
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        # libcst calls on_leave even for nodes whose children on_visit skipped.
+    def _leave(self, node: cst.CSTNode) -> None:
         stack = self.context.function_stack
-        if stack and stack[-1] is original_node:
+        if stack and stack[-1] is node:
             stack.pop()
 
 
@@ -208,7 +217,7 @@ def propose(text: str, path: str, settings: Settings, rules: Sequence[type[Rule]
         return Proposals()
     context = RuleContext(module, settings, regions)
     instances = [rule(context) for rule in rules]
-    module.visit(_Dispatcher(context, instances))
+    _Dispatcher(context, instances).run(module)
     findings = [finding for rule in instances for finding in rule.findings]
     if not findings:
         return Proposals()

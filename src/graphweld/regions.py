@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from graphweld.names import ImportTable, dotted_name
+from graphweld.walk import walk
 
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch._dynamo.optimize"})
 DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
@@ -46,10 +47,13 @@ class ClassInfo:
     attribute_classes: dict[str, str] = field(default_factory=dict)
 
 
-class _Indexer(cst.CSTVisitor):
+class _Indexer:
     """One traversal that records imports, functions, classes, calls and compile targets."""
 
-    def __init__(self) -> None:
+    def __init__(self, record_calls: bool = True) -> None:
+        # Calls are only needed to find compile targets and follow the call graph; with
+        # assume_compiled neither matters, and expressions need not be entered at all.
+        self.record_calls = record_calls
         self.imports = ImportTable()
         self.functions: list[FunctionInfo] = []
         self.module_functions: dict[str, FunctionInfo] = {}
@@ -63,6 +67,32 @@ class _Indexer(cst.CSTVisitor):
         self._class_stack: list[ClassInfo] = []
         # Whether the innermost enclosing scope is a class body (for methods).
         self._scope_is_class: list[bool] = []
+        self._enter = {
+            cst.Import: self.visit_Import,
+            cst.ImportFrom: self.visit_ImportFrom,
+            cst.ClassDef: self.visit_ClassDef,
+            cst.FunctionDef: self.visit_FunctionDef,
+            cst.Call: self.visit_Call,
+            cst.Return: self.visit_Return,
+            cst.Assign: self.visit_Assign,
+        }
+        self._leave = {cst.ClassDef: self.leave_ClassDef, cst.FunctionDef: self.leave_FunctionDef}
+
+    def index(self, module: cst.Module) -> None:
+        walk(module, self._on_enter, self._on_leave)
+
+    def _on_enter(self, node: cst.CSTNode) -> bool:
+        handler = self._enter.get(type(node))
+        if handler is not None:
+            handler(node)
+        if not self.record_calls and isinstance(node, cst.BaseExpression):
+            return False
+        return True
+
+    def _on_leave(self, node: cst.CSTNode) -> None:
+        handler = self._leave.get(type(node))
+        if handler is not None:
+            handler(node)
 
     def visit_Import(self, node: cst.Import) -> None:
         self.imports.add_import(node)
@@ -143,8 +173,8 @@ class CompiledRegions:
     """The compiled-region verdict for every function of one module."""
 
     def __init__(self, module: cst.Module, assume_compiled: bool = False) -> None:
-        indexer = _Indexer()
-        module.visit(indexer)
+        indexer = _Indexer(record_calls=not assume_compiled)
+        indexer.index(module)
         self.imports = indexer.imports
         self._indexer = indexer
         self._by_node: dict[int, FunctionInfo] = {id(info.node): info for info in indexer.functions}
