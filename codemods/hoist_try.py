@@ -83,6 +83,14 @@ class HoistTry(Rule):
             )
             return
         segments, cuts = split_at(statements, lambda statement: breakers[id(statement)] is not None)
+        if not any(segments):
+            # The handlers exist to guard the breaking call itself (`try: x = input() except EOFError`).
+            self.report(
+                anchor,
+                f"every statement of this `try` body breaks the graph (`{context.code(cut_statements[0])}`); "
+                "splitting would drop the handlers that guard it, so it is not rewritten",
+            )
+            return
         pieces: list[cst.BaseStatement] = []
         for index, segment in enumerate(segments):
             is_last = index == len(segments) - 1

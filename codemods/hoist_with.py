@@ -91,6 +91,8 @@ class HoistWith(Rule):
         super().__init__(context)
         # Inner `with` statements already split as part of an enclosing one.
         self._covered: set[int] = set()
+        # `with` blocks (at any nesting level) that would vanish: nothing but breaks inside.
+        self._emptied: list[cst.With] = []
 
     def visit_With(self, node: cst.With) -> None:
         context = self.context
@@ -100,6 +102,7 @@ class HoistWith(Rule):
             return
         cuts: list[_Cut] = []
         covered: list[cst.With] = []
+        self._emptied = []
         pieces = self._split(node, cuts, covered)
         if pieces is None:
             self._report_nested(node)
@@ -107,6 +110,13 @@ class HoistWith(Rule):
         self._covered.update(id(inner) for inner in covered)
         header = self._header(node)
         anchor = cuts[0][2]
+        if self._emptied:
+            self.report(
+                anchor,
+                f"every statement inside `{self._header(self._emptied[0])}` breaks the graph; splitting would remove "
+                "the `with` and never enter the context manager, so it is not rewritten",
+            )
+            return
         refused = self._not_reenterable(node, covered)
         if refused is not None:
             self.report(
@@ -159,6 +169,8 @@ class HoistWith(Rule):
         if not cut_ids:
             return None
         segments, breaking = split_at(expanded, lambda statement: id(statement) in cut_ids)
+        if not any(segments):
+            self._emptied.append(node)
         pieces: list[cst.BaseStatement] = []
         for index, segment in enumerate(segments):
             if segment:
