@@ -326,3 +326,41 @@ def test_console_script_runs(project: Path):
     assert result.returncode == 1
     assert "+    with Ctx():" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_permission_denied_on_read_is_one_line(project: Path, monkeypatch):
+    """The same as test_unreadable_file_is_an_error, but also as root (CI): the OS error is injected."""
+    import builtins
+
+    import graphweld.source
+
+    secret = str(project / "secret.py")
+    (project / "secret.py").write_text(BROKEN)
+    real_open = builtins.open
+
+    def guarded_open(path, *args, **kwargs):
+        if str(path) == secret:
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(graphweld.source, "open", guarded_open, raising=False)
+    result = invoke("fix", "--jobs", "1", str(project))
+    assert result.exit_code == 2
+    assert f"{secret}: error: cannot read: Permission denied" in result.stderr
+    assert (project / "model.py").read_text() == FIXED
+
+
+def test_read_only_check_applies_as_root_too(project: Path, monkeypatch):
+    import graphweld.source
+
+    model = project / "model.py"
+    real_access = os.access
+    monkeypatch.setattr(
+        graphweld.source.os,
+        "access",
+        lambda path, mode: False if mode == os.W_OK and str(path) == str(model) else real_access(path, mode),
+    )
+    result = invoke("fix", str(model))
+    assert result.exit_code == 2
+    assert f"{model}: error: cannot write: file is read-only" in result.stderr
+    assert model.read_text() == BROKEN
