@@ -5,8 +5,9 @@
 
 from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
+from graphweld.codemods.unroll_loop import UnrollLoop
 
-RULES = (HoistWith, HoistTry)
+RULES = (UnrollLoop, HoistWith, HoistTry)
 RULES_BY_ID = {rule.id: rule for rule in RULES}
 
-__all__ = ["RULES", "RULES_BY_ID", "HoistTry", "HoistWith"]
+__all__ = ["RULES", "RULES_BY_ID", "HoistTry", "HoistWith", "UnrollLoop"]

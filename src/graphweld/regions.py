@@ -63,6 +63,9 @@ class _Indexer:
         self.compile_calls: list[tuple[cst.Call, FunctionInfo | None]] = []
         # `name = SomeClass(...)` anywhere: name -> class name (scope-insensitive)
         self.instances: dict[str, str] = {}
+        # Module-level `NAME = <integer>` assignments (None once a name is assigned otherwise).
+        self.module_integers: dict[str, int | None] = {}
+        self.module_names: set[str] = set()
         self._function_stack: list[FunctionInfo] = []
         self._class_stack: list[ClassInfo] = []
         # Whether the innermost enclosing scope is a class body (for methods).
@@ -75,6 +78,7 @@ class _Indexer:
             cst.Call: self.visit_Call,
             cst.Return: self.visit_Return,
             cst.Assign: self.visit_Assign,
+            cst.AugAssign: self.visit_AugAssign,
         }
         self._leave = {cst.ClassDef: self.leave_ClassDef, cst.FunctionDef: self.leave_FunctionDef}
 
@@ -101,6 +105,8 @@ class _Indexer:
         self.imports.add_import_from(node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if self._at_module_level():
+            self.module_names.add(node.name.value)
         bases = [dotted_name(arg.value) or "" for arg in node.bases]
         info = ClassInfo(name=node.name.value, bases=bases)
         if not self._function_stack:
@@ -113,6 +119,8 @@ class _Indexer:
         self._scope_is_class.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self._at_module_level():
+            self.module_names.add(node.name.value)
         in_class = bool(self._scope_is_class) and self._scope_is_class[-1]
         parent = self._function_stack[-1] if self._function_stack else None
         info = FunctionInfo(
@@ -153,7 +161,22 @@ class _Indexer:
         if self._function_stack and node.value is not None:
             self._function_stack[-1].returns.append(node.value)
 
+    def _at_module_level(self) -> bool:
+        return not self._function_stack and not self._class_stack
+
+    def _module_binding(self, target: cst.BaseExpression, value: int | None) -> None:
+        for name in _bound_by_target(target):
+            self.module_names.add(name)
+            self.module_integers[name] = None if name in self.module_integers else value
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._at_module_level():
+            self._module_binding(node.target, None)
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        if self._at_module_level():
+            for target in node.targets:
+                self._module_binding(target.target, _integer_value(node.value))
         if not isinstance(node.value, cst.Call):
             return
         class_name = dotted_name(node.value.func)
@@ -169,6 +192,25 @@ class _Indexer:
                 self.instances[name] = class_name
 
 
+def _bound_by_target(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_by_target(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound_by_target(target.value)
+    return []
+
+
+def _integer_value(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _integer_value(node.expression)
+        return -inner if inner is not None else None
+    return None
+
+
 class CompiledRegions:
     """The compiled-region verdict for every function of one module."""
 
@@ -177,6 +219,11 @@ class CompiledRegions:
         indexer.index(module)
         self.imports = indexer.imports
         self._indexer = indexer
+        self.module_names = indexer.module_names
+        # Module-level names assigned an integer literal exactly once (usable in range(N)).
+        self.module_constants = {
+            name: value for name, value in indexer.module_integers.items() if value is not None
+        }
         self._by_node: dict[int, FunctionInfo] = {id(info.node): info for info in indexer.functions}
         self._compiled: set[int] = set()
         decorators = {id(info.node): {self.imports.qualify(d) for d in info.decorators} for info in indexer.functions}

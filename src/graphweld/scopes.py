@@ -1,0 +1,70 @@
+"""Which names statements bind and mention, without entering nested scopes.
+
+Enough scope analysis for rewrites that move statements into a nested function: a name bound
+there must be declared `nonlocal` to keep meaning the enclosing function's variable.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+import libcst as cst
+
+from graphweld.walk import iter_nodes
+
+# Nodes that open a scope of their own: what they bind stays inside them.
+SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[str]:
+    """Names bound by an assignment target (`a`, `a, (b, *c)`); attributes and subscripts bind none."""
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)
+
+
+def _in_scope(nodes: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    for root in nodes:
+        yield from iter_nodes(root, prune=lambda node: isinstance(node, SCOPE_NODES))
+
+
+def bound_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
+    """Names the statements bind in their own scope (assignments, loops, with/except targets,
+    imports, walrus, del, and the names of nested functions and classes)."""
+    bound: set[str] = set()
+    for node in _in_scope(nodes):
+        if isinstance(node, cst.AssignTarget):
+            bound.update(target_names(node.target))
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            bound.update(target_names(node.target))
+        elif isinstance(node, cst.For):
+            bound.update(target_names(node.target))
+        elif isinstance(node, cst.AsName):
+            bound.update(target_names(node.name))  # with ... as, except ... as, import ... as
+        elif isinstance(node, cst.ImportAlias) and node.asname is None:
+            name = node.name
+            while isinstance(name, cst.Attribute):
+                name = name.value
+            if isinstance(name, cst.Name):
+                bound.add(name.value)
+        elif isinstance(node, cst.NamedExpr):
+            bound.update(target_names(node.target))
+        elif isinstance(node, cst.Del):
+            bound.update(target_names(node.target))
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            bound.add(node.name.value)
+    return bound
+
+
+def declared(nodes: Iterable[cst.CSTNode], kind: type[cst.Global] | type[cst.Nonlocal]) -> set[str]:
+    """Names declared `global` (or `nonlocal`) in the statements' own scope."""
+    return {item.name.value for node in _in_scope(nodes) if isinstance(node, kind) for item in node.names}
+
+
+def mentioned_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
+    """Every name the statements mention, nested scopes included (closures read them too)."""
+    return {node.value for root in nodes for node in iter_nodes(root) if isinstance(node, cst.Name)}
