@@ -1,4 +1,4 @@
-"""A small model whose compiled forward loses its graphs to two unresumable graph breaks.
+"""A small model whose compiled forward loses its graphs to three unresumable graph breaks.
 
 Run `graphweld fix --diff examples/` to see the fixes, or `python examples/broken_model.py` to
 count what torch.compile captures (before fixing: the frame is skipped, 0 graphs).
@@ -39,6 +39,9 @@ class TinyNet(nn.Module):
             h = self.encoder(x).relu()
             torch._dynamo.graph_break()  # e.g. a call Dynamo cannot trace
             h = h * 2
+        for scale in (0.5, 2.0):
+            h = h * scale
+            print("scaled by", scale)
         try:
             out = self.decoder(h)
             torch._dynamo.graph_break()
