@@ -32,6 +32,12 @@ def _stdout() -> Console:
     return Console(file=sys.stdout, highlight=False, soft_wrap=True)
 
 
+def _table_stdout() -> Console:
+    """Tables of paths and reasons: on a terminal its width, when piped wide enough not to fold."""
+    console = Console(file=sys.stdout, highlight=False)
+    return console if console.is_terminal else Console(file=sys.stdout, highlight=False, width=200)
+
+
 def _stderr() -> Console:
     return Console(file=sys.stderr, highlight=False, soft_wrap=True)
 
@@ -65,6 +71,11 @@ def main() -> None:
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="pyproject.toml to read [tool.graphweld] from [default: the nearest one].")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when changes are pending (errors still exit 2).")
+@click.option("--entry", metavar="ENTRY", help="Run ENTRY (file.py[::factory]) to find break sites, and keep only verified rewrites.")
+@click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
+              help="Where --entry runs.")
+@click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per --entry run.")
 def fix(
     paths: tuple[str, ...],
     show_diff: bool,
@@ -78,6 +89,10 @@ def fix(
     stdin_filename: str | None,
     config_path: Path | None,
     exit_zero: bool,
+    entry: str | None,
+    device: str,
+    compile_options: str | None,
+    timeout: float,
 ) -> None:
     """Fix graph breaks in the Python files under PATHS (files are rewritten in place).
 
@@ -108,7 +123,11 @@ def fix(
         raise _fail(str(exc))
 
     pending_mode = check or show_diff
-    if reading_stdin:
+    if entry is not None:
+        if reading_stdin:
+            raise _fail("--entry cannot be combined with '-' (stdin)")
+        code = _fix_with_entry(entry, paths, settings, device, compile_options, timeout, show_diff, check, output_format)
+    elif reading_stdin:
         code = _fix_stdin(stdin_filename or "<stdin>", settings, show_diff, check, output_format)
     else:
         code = _fix_paths(paths, settings, jobs, show_diff, check, output_format)
@@ -222,6 +241,181 @@ def _fix_stdin(name: str, settings: Settings, show_diff: bool, check: bool, outp
             sys.stdout.buffer.write(data)  # a format-on-save caller must never lose the buffer
         return EXIT_ERROR
     return EXIT_PENDING if result.changed else EXIT_OK
+
+
+def _entry_options(function):  # type: ignore[no-untyped-def]
+    function = click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True,
+                            help="Seconds per run.")(function)
+    function = click.option("--compile-options", metavar="K=V,...",
+                            help="torch.compile options: fullgraph, dynamic, mode, backend (default inductor).")(function)
+    function = click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
+                            help="auto picks CUDA when available.")(function)
+    return function
+
+
+def _picture_table(title: str, before, after=None) -> Table:  # type: ignore[no-untyped-def]
+    table = Table(title=title, title_justify="left")
+    table.add_column("")
+    table.add_column("before" if after is not None else "value", justify="right")
+    if after is not None:
+        table.add_column("after", justify="right")
+    rows = [
+        ("graphs", lambda r: str(r.graphs)),
+        ("ops in graphs", lambda r: str(r.ops)),
+        ("skipped frames", lambda r: str(r.skipped_frames)),
+        ("graph break sites", lambda r: str(len(r.sites))),
+        ("fullgraph=True", lambda r: {True: "compiles", False: "fails", None: "not checked"}[r.fullgraph]),
+    ]
+    for name, get in rows:
+        table.add_row(name, get(before), *([get(after)] if after is not None else []))
+    return table
+
+
+@main.command()
+@click.argument("entry")
+@_entry_options
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="pyproject.toml to read [tool.graphweld] from.")
+def explain(entry: str, device: str, compile_options: str | None, timeout: float, output_format: str,
+            config_path: Path | None) -> None:
+    """Run ENTRY under torch.compile and list every graph break, with the rule that fixes it."""
+    import json
+
+    from graphweld.entry import EntryError, parse_compile_options, run_entry
+    from graphweld.explain import explain_sites
+
+    try:
+        settings = load_settings(config_path or find_config_file(Path(entry.partition("::")[0])))
+        options = parse_compile_options(compile_options)
+        with _stderr().status("running the entry under torch.compile", spinner="dots"):
+            report = run_entry(entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
+    except (EntryError, SettingsError) as exc:
+        raise _fail(str(exc))
+    explained = explain_sites(report, settings)
+    if output_format == "json":
+        click.echo(json.dumps({
+            "device": report.device, "torch": report.torch_version, "graphs": report.graphs, "ops": report.ops,
+            "skipped_frames": report.skipped_frames, "fullgraph": report.fullgraph,
+            "sites": [
+                {"file": item.site.file, "line": item.site.line, "gb": item.site.gb,
+                 "type": "skipped frame" if item.site.skipped_frame else "graph break",
+                 "reason": item.site.reason, "rule": item.rule, "action": item.action}
+                for item in explained
+            ],
+        }, indent=2))
+        return
+    out = _table_stdout()
+    table = Table(title=f"graph breaks ({report.device}, torch {report.torch_version})", title_justify="left")
+    for column in ("site", "GB", "type"):
+        table.add_column(column, no_wrap=True)
+    for column in ("reason", "fix"):
+        table.add_column(column, overflow="fold")
+    for item in explained:
+        site = item.site
+        fix_text_ = f"{item.rule}: {item.action}" if item.rule else item.action
+        table.add_row(f"{_short(site.file)}:{site.line}", site.gb, "skipped frame" if site.skipped_frame else "graph break",
+                      site.reason, fix_text_)
+    if explained:
+        out.print(table)
+    else:
+        out.print("No graph breaks.")
+    out.print(_picture_table("totals", report))
+
+
+@main.command()
+@click.argument("before_entry", metavar="BEFORE.py")
+@click.argument("after_entry", metavar="AFTER.py")
+@_entry_options
+def verify(before_entry: str, after_entry: str, device: str, compile_options: str | None, timeout: float) -> None:
+    """Compare two entries: AFTER compiled must equal BEFORE eager, and not compile worse.
+
+    Exit 0 when equal and not worse, 1 otherwise, 2 on errors.
+    """
+    from graphweld.entry import EntryError, parse_compile_options, run_entry
+    from graphweld.verify import judge
+
+    try:
+        options = parse_compile_options(compile_options)
+        with _stderr().status("running BEFORE eagerly and compiled", spinner="dots"):
+            before = run_entry(before_entry, ("eager", "compiled"), device=device, compile_options=options, timeout=timeout)
+        with _stderr().status("running AFTER compiled", spinner="dots"):
+            after = run_entry(after_entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
+    except EntryError as exc:
+        raise _fail(str(exc))
+    verdict = judge(before, after)
+    out = _table_stdout()
+    table = Table(title=f"outputs: AFTER compiled vs BEFORE eager ({after.device})", title_justify="left")
+    for column in ("output", "equal", "detail"):
+        table.add_column(column)
+    for leaf in verdict.comparisons:
+        table.add_row(leaf.path, "yes" if leaf.equal else "[red]no[/]", leaf.detail)
+    out.print(table)
+    out.print(_picture_table("compiled", before, after))
+    if verdict.ok:
+        out.print("[green]verified[/]: equal outputs and printed output, and not worse")
+        raise click.exceptions.Exit(EXIT_OK)
+    for problem in verdict.problems:
+        out.print(f"[red]not verified[/]: {problem}")
+    raise click.exceptions.Exit(EXIT_PENDING)
+
+
+def _short(path: str) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return relative if not relative.startswith("..") else path
+
+
+def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device: str, compile_options: str | None,
+                    timeout: float, show_diff: bool, check: bool, output_format: str) -> int:
+    import json
+
+    from graphweld.entry import EntryError, parse_compile_options
+    from graphweld.entry_fix import fix_with_entry
+
+    err = _stderr()
+    try:
+        options = parse_compile_options(compile_options)
+        with err.status("graphweld --entry", spinner="dots") as status:
+            result = fix_with_entry(entry, paths, settings, device=device, compile_options=options, timeout=timeout,
+                                    progress=lambda message: status.update(message))
+    except EntryError as exc:
+        raise _fail(str(exc))
+    write = not (show_diff or check)
+    for path, candidate in sorted(result.kept.items()):
+        if write:
+            try:
+                write_atomically(path, candidate.source.encode(candidate.fixed))
+            except SourceError as exc:
+                result.errors[path] = str(exc)
+    after = result.after or result.before
+    if output_format == "json":
+        click.echo(json.dumps({
+            "device": result.before.device,
+            "before": {"graphs": result.before.graphs, "ops": result.before.ops, "skipped_frames": result.before.skipped_frames},
+            "after": {"graphs": after.graphs, "ops": after.ops, "skipped_frames": after.skipped_frames},
+            "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
+            "dropped": result.dropped, "errors": result.errors, "written": write,
+        }, indent=2))
+    else:
+        out = _stdout()
+        for path, candidate in sorted(result.kept.items()):
+            if show_diff:
+                print_diff(out, unified_diff(path, candidate.source.text, candidate.fixed))
+            for change in candidate.applied:
+                err.print(site_line(change, prefix="verified, " + ("fixed: " if write else "would fix: ")))
+        for path, why in sorted(result.dropped.items()):
+            err.print(f"[bold]{path}[/]: [yellow]rewrite dropped, it did not verify:[/] {why}", highlight=False)
+        for path, message in sorted(result.errors.items()):
+            err.print(f"[bold]{path}[/]: [red]error:[/] {message}", highlight=False)
+        if result.sites_outside:
+            err.print(f"{result.sites_outside} break site(s) lie outside the given paths and were left alone.")
+        err.print(_picture_table(f"compiled on {result.before.device}", result.before, after))
+    if result.errors:
+        return EXIT_ERROR
+    return EXIT_PENDING if result.kept else EXIT_OK
 
 
 @main.command()

@@ -73,6 +73,8 @@ class Report:
 class Proposals:
     changes: list[Change] = field(default_factory=list)
     reports: list[Report] = field(default_factory=list)
+    # Qualified names of the functions that hold the given break sites.
+    site_functions: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -205,26 +207,38 @@ def parse(text: str) -> cst.Module:
         raise SourceError("cannot parse: the code is nested too deeply") from None
 
 
-def propose(text: str, path: str, settings: Settings, rules: Sequence[type[Rule]] | None = None) -> Proposals:
+def propose(
+    text: str,
+    path: str,
+    settings: Settings,
+    rules: Sequence[type[Rule]] | None = None,
+    *,
+    site_lines: frozenset[int] = frozenset(),
+    site_functions: frozenset[str] = frozenset(),
+) -> Proposals:
     """Every change and report the rules have for `text`, each change independent of the others.
 
+    `site_lines` / `site_functions`: where a run of an entry saw graph breaks; the functions
+    holding them are compiled regions even when nothing in the file compiles them.
     Raises SourceError when the text does not parse.
     """
     module = parse(text)
     rules = selected_rules(settings) if rules is None else rules
-    regions = CompiledRegions(module, assume_compiled=settings.assume_compiled)
+    regions = CompiledRegions(
+        module, assume_compiled=settings.assume_compiled, root_lines=site_lines, root_names=site_functions
+    )
     if not rules or not regions.any_compiled:
-        return Proposals()
+        return Proposals(site_functions=frozenset(regions.root_names))
     context = RuleContext(module, settings, regions)
     instances = [rule(context) for rule in rules]
     _Dispatcher(context, instances).run(module)
     findings = [finding for rule in instances for finding in rule.findings]
     if not findings:
-        return Proposals()
+        return Proposals(site_functions=frozenset(regions.root_names))
 
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     suppressions = suppressed_lines(text)
-    proposals = Proposals()
+    proposals = Proposals(site_functions=frozenset(regions.root_names))
     seen_reports: set[tuple[str, int, str]] = set()
     for finding in findings:
         location = _location(positions, finding.anchor)
@@ -268,18 +282,29 @@ class FixOutcome:
     reports: list[Report]
 
 
-def fix_text(text: str, path: str, settings: Settings) -> FixOutcome:
+def fix_text(text: str, path: str, settings: Settings, site_lines: frozenset[int] = frozenset()) -> FixOutcome:
     """Apply every allowed change, repeating until no rule proposes one.
 
+    `site_lines`: graph-break lines seen by a run (see `propose`); they are resolved to functions
+    in the first round, which later rounds keep although the lines move.
     Raises SourceError when the text does not parse. The result always parses: the last round
     parsed it.
     """
     rules = selected_rules(settings)
     applied: list[Change] = []
     current = text
+    site_functions: frozenset[str] = frozenset()
     for round_number in range(MAX_ROUNDS):
         try:
-            proposals = propose(current, path, settings, rules)
+            proposals = propose(
+                current,
+                path,
+                settings,
+                rules,
+                site_lines=site_lines if round_number == 0 else frozenset(),
+                site_functions=site_functions,
+            )
+            site_functions = proposals.site_functions
         except SourceError as exc:
             if round_number == 0:
                 raise

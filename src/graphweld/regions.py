@@ -35,6 +35,7 @@ class FunctionInfo:
     nested: dict[str, "FunctionInfo"] = field(default_factory=dict)
     callees: list[cst.BaseExpression] = field(default_factory=list)
     decorators: list[cst.BaseExpression] = field(default_factory=list)
+    qualname: str = ""
     returns: list[cst.BaseExpression] = field(default_factory=list)
 
 
@@ -130,6 +131,8 @@ class _Indexer:
             parent=None if in_class else parent,
             outer=parent,
         )
+        scope = ".".join([*(c.name for c in self._class_stack), *(f.name for f in self._function_stack)])
+        info.qualname = f"{scope}.{info.name}" if scope else info.name
         for decorator in node.decorators:
             expression = decorator.decorator
             info.decorators.append(expression.func if isinstance(expression, cst.Call) else expression)
@@ -214,7 +217,15 @@ def _integer_value(node: cst.BaseExpression) -> int | None:
 class CompiledRegions:
     """The compiled-region verdict for every function of one module."""
 
-    def __init__(self, module: cst.Module, assume_compiled: bool = False) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        assume_compiled: bool = False,
+        root_lines: frozenset[int] = frozenset(),
+        root_names: frozenset[str] = frozenset(),
+    ) -> None:
+        """`root_lines`: lines where a run saw a graph break; the innermost function holding each
+        is a region (dynamic detection). `root_names`: the same, as qualified names."""
         indexer = _Indexer(record_calls=not assume_compiled)
         indexer.index(module)
         self.imports = indexer.imports
@@ -228,10 +239,14 @@ class CompiledRegions:
         self._compiled: set[int] = set()
         decorators = {id(info.node): {self.imports.qualify(d) for d in info.decorators} for info in indexer.functions}
         disabled = {id(info.node) for info in indexer.functions if DISABLE_DECORATORS & decorators[id(info.node)]}
+        self.root_names = set(root_names)
+        if root_lines:
+            self.root_names |= self._innermost_functions(module, root_lines)
+        extra_roots = [info for info in indexer.functions if info.qualname in self.root_names]
         if assume_compiled:
             self._compiled = {id(info.node) for info in indexer.functions} - disabled
         else:
-            self._close_over_calls(decorators, disabled)
+            self._close_over_calls(decorators, disabled, extra_roots)
         # Functions worth entering when looking for sites: regions and what encloses them.
         self._enclosing: set[int] = set()
         for info in indexer.functions:
@@ -241,9 +256,26 @@ class CompiledRegions:
                     self._enclosing.add(id(outer.node))
                     outer = outer.outer
 
-    def _close_over_calls(self, decorators: dict[int, set[str | None]], disabled: set[int]) -> None:
+    def _innermost_functions(self, module: cst.Module, lines: frozenset[int]) -> set[str]:
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        found: set[str] = set()
+        for line in lines:
+            holders = [
+                info
+                for info in self._indexer.functions
+                if positions[info.node].start.line <= line <= positions[info.node].end.line
+            ]
+            if holders:
+                found.add(max(holders, key=lambda info: positions[info.node].start.line).qualname)
+        return found
+
+    def _close_over_calls(
+        self, decorators: dict[int, set[str | None]], disabled: set[int], extra_roots: list[FunctionInfo]
+    ) -> None:
         indexer = self._indexer
-        roots = [info for info in indexer.functions if COMPILE_DECORATORS & decorators[id(info.node)]]
+        roots = [info for info in indexer.functions if COMPILE_DECORATORS & decorators[id(info.node)]] + extra_roots
         for call, scope in indexer.compile_calls:
             if self.imports.qualify(call.func) == "torch.compile":
                 if call.args and call.args[0].keyword is None:

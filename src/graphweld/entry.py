@@ -1,0 +1,159 @@
+"""Running an entry in a subprocess and reading back what it reported.
+
+An entry is `file.py` or `file.py::factory` (default factory `my_model_function`), with a
+`GetInput()` beside it. Each run is a fresh interpreter with a timeout; rewritten sources reach it
+through the runner's import overlay, so nothing is written before verification passes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_TIMEOUT = 600
+
+
+class EntryError(Exception):
+    """The entry could not be run; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class BreakSite:
+    file: str
+    line: int
+    gb: str
+    reason: str
+    hint: str
+    skipped_frame: bool
+    explanation: str = ""
+
+
+@dataclass
+class RunReport:
+    """What one run of an entry saw. `outputs` maps "eager"/"compiled" to output pytrees."""
+
+    device: str
+    torch_version: str
+    outputs: dict[str, Any]
+    eager_stdout: str | None = None
+    compiled_stdout: str | None = None
+    graphs: int = 0
+    ops: int = 0
+    skipped_frames: int = 0
+    fullgraph: bool | None = None
+    fullgraph_error: str | None = None
+    breaks: list[BreakSite] = field(default_factory=list)
+
+    @property
+    def sites(self) -> list[BreakSite]:
+        """Break sites without duplicates (the same site is logged once per recompile)."""
+        seen: dict[tuple[str, int, str], BreakSite] = {}
+        for site in self.breaks:
+            key = (site.file, site.line, site.gb)
+            if key not in seen or (site.skipped_frame and not seen[key].skipped_frame):
+                seen[key] = site
+        return sorted(seen.values(), key=lambda s: (s.file, s.line))
+
+
+def parse_entry(entry: str) -> tuple[str, str | None]:
+    path, _, factory = entry.partition("::")
+    if not path.endswith(".py"):
+        raise EntryError(f"{entry}: an entry is a Python file, optionally file.py::factory")
+    if not Path(path).is_file():
+        raise EntryError(f"{path}: no such file")
+    return str(Path(path).resolve()), factory or None
+
+
+def run_entry(
+    entry: str,
+    modes: tuple[str, ...] = ("eager", "compiled"),
+    *,
+    device: str = "auto",
+    compile_options: dict[str, Any] | None = None,
+    overlay: dict[str, str] | None = None,
+    check_fullgraph: bool = True,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> RunReport:
+    """Run `entry` in a fresh interpreter and return what it reported."""
+    path, factory = parse_entry(entry)
+    with tempfile.TemporaryDirectory(prefix="graphweld-run-") as scratch:
+        request = {
+            "entry": path,
+            "factory": factory,
+            "modes": list(modes),
+            "device": device,
+            "compile_options": compile_options or {},
+            "overlay": overlay or {},
+            "check_fullgraph": check_fullgraph,
+            "outputs_path": os.path.join(scratch, "outputs.pt"),
+        }
+        request_path = os.path.join(scratch, "request.json")
+        result_path = os.path.join(scratch, "result.json")
+        with open(request_path, "w", encoding="utf-8") as handle:
+            json.dump(request, handle)
+        try:
+            completed = subprocess.run(
+                [sys.executable, "-m", "graphweld.runner", request_path, result_path],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                cwd=os.path.dirname(path),
+            )
+        except subprocess.TimeoutExpired:
+            raise EntryError(f"{entry}: the run took longer than {timeout:.0f} s and was stopped") from None
+        if not os.path.exists(result_path):
+            last = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+            raise EntryError(f"{entry}: the run died (exit code {completed.returncode}): {last}")
+        with open(result_path, encoding="utf-8") as handle:
+            result = json.load(handle)
+        if not result.get("ok"):
+            raise EntryError(f"{entry}: {result.get('error', 'the run failed')}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. "Failed to initialize NumPy" on import
+            import torch
+
+        outputs = torch.load(request["outputs_path"], weights_only=False)
+    return RunReport(
+        device=result["device"],
+        torch_version=result["torch"],
+        outputs=outputs,
+        eager_stdout=result.get("eager_stdout"),
+        compiled_stdout=result.get("compiled_stdout"),
+        graphs=result.get("graphs", 0),
+        ops=result.get("ops", 0),
+        skipped_frames=result.get("skipped_frames", 0),
+        fullgraph=result.get("fullgraph"),
+        fullgraph_error=result.get("fullgraph_error"),
+        breaks=[
+            BreakSite(
+                file=b["file"], line=b["line"], gb=b["gb"], reason=b["reason"], hint=b["hint"],
+                skipped_frame=b["skipped_frame"], explanation=b.get("explanation", ""),
+            )
+            for b in result.get("breaks", [])
+        ],
+    )
+
+
+def parse_compile_options(text: str | None) -> dict[str, Any]:
+    """`fullgraph=true,dynamic=false,mode=max-autotune,backend=eager` -> torch.compile kwargs."""
+    options: dict[str, Any] = {}
+    if not text:
+        return options
+    for pair in text.split(","):
+        key, _, value = pair.strip().partition("=")
+        if key not in ("fullgraph", "dynamic", "mode", "backend"):
+            raise EntryError(f"unknown compile option '{key}' (known: fullgraph, dynamic, mode, backend)")
+        if key in ("fullgraph", "dynamic"):
+            if value.lower() not in ("true", "false", "none"):
+                raise EntryError(f"compile option {key} takes true, false or none")
+            options[key] = {"true": True, "false": False, "none": None}[value.lower()]
+        else:
+            options[key] = value
+    return options
