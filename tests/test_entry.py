@@ -143,3 +143,14 @@ def test_fix_entry_on_cuda(workdir: Path):
     data = json.loads(result.stdout)
     assert data["device"].startswith("cuda")
     assert data["after"]["skipped_frames"] == 0
+
+
+def test_bisection_keeps_what_verifies_and_drops_the_rest(workdir: Path):
+    good, bad = workdir / "model_module.py", workdir / "counting_context.py"
+    good_before, bad_before = good.read_text(), bad.read_text()
+    result = invoke("fix", "--entry", str(workdir / "pair_entry.py"), *EAGER, str(good), str(bad), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert list(data["kept"]) == [str(good)]
+    assert "outputs differ" in data["dropped"][str(bad)]
+    assert good.read_text() != good_before and bad.read_text() == bad_before
