@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphweld.discover import discover, parse_gitignore
-from graphweld.edits import TextEdit, apply_edits, minimal_edit, split_lines
+from graphweld.edits import TextEdit, apply_edits, minimal_edit, minimal_edits, split_lines
 from graphweld.engine import fix_text, process_source, propose
 from graphweld.settings import Settings
 
@@ -43,10 +43,10 @@ def test_each_proposal_stands_alone_and_together_they_equal_fix():
     proposals = propose(TWO_SITES, "m.py", Settings())
     assert [c.rule for c in proposals.changes] == ["hoist-with", "hoist-try"]
     assert [c.location.line for c in proposals.changes] == [16, 24]
-    combined = apply_edits(TWO_SITES, [c.edit for c in proposals.changes])
+    combined = apply_edits(TWO_SITES, [e for c in proposals.changes for e in c.edits])
     assert combined == fix_text(TWO_SITES, "m.py", Settings()).text
     for change in proposals.changes:
-        alone = apply_edits(TWO_SITES, [change.edit])
+        alone = apply_edits(TWO_SITES, list(change.edits))
         assert alone != TWO_SITES and alone != combined
 
 
@@ -66,6 +66,11 @@ def test_minimal_edit_and_apply_round_trip():
     assert apply_edits(old, [edit]) == new
     assert split_lines("a\r\nb\rc\nd") == ["a\r\n", "b\r", "c\n", "d"]
     assert split_lines("form\x0cfeed\n") == ["form\x0cfeed\n"]
+    # Two distant changes become two hunks, not one edit spanning the lines between.
+    far = "a\nb\nc\nd\ne\n"
+    hunks = minimal_edits(far, "A\nb\nc\nd\nE\n")
+    assert hunks == (TextEdit(0, 1, "A\n"), TextEdit(4, 5, "E\n"))
+    assert apply_edits(far, hunks) == "A\nb\nc\nd\nE\n"
 
 
 def test_gitignore_patterns():

@@ -3,6 +3,7 @@ applying several non-overlapping ones at once."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -42,6 +43,26 @@ def minimal_edit(old: str, new: str) -> TextEdit:
     while suffix < limit and old_lines[-1 - suffix] == new_lines[-1 - suffix]:
         suffix += 1
     return TextEdit(prefix, len(old_lines) - suffix, "".join(new_lines[prefix : len(new_lines) - suffix]))
+
+
+def minimal_edits(old: str, new: str) -> tuple[TextEdit, ...]:
+    """The hunks that turn `old` into `new`, each replacing only lines that differ.
+
+    A change that touches two distant places (a helper defined near the top of the module and the
+    call that uses it) becomes two hunks instead of one edit spanning everything between them.
+    """
+    outer = minimal_edit(old, new)
+    old_lines = split_lines(old)[outer.start_line : outer.end_line]
+    new_lines = split_lines(outer.new_text)
+    if not old_lines or not new_lines:
+        return (outer,)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    hunks = [
+        TextEdit(outer.start_line + i1, outer.start_line + i2, "".join(new_lines[j1:j2]))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+    return tuple(hunks) or (outer,)
 
 
 def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:

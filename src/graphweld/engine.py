@@ -25,7 +25,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.discover import discover
-from graphweld.edits import TextEdit, apply_edits, minimal_edit
+from graphweld.edits import TextEdit, apply_edits, minimal_edits
 from graphweld.regions import CompiledRegions
 from graphweld.rule import Finding, Rule, RuleContext, Safety
 from graphweld.settings import Settings
@@ -49,14 +49,22 @@ class Location:
 
 @dataclass(frozen=True)
 class Change:
-    """A proposed rewrite: `edit` turns the text it was proposed on into the fixed text."""
+    """A proposed rewrite: applying all of `edits` turns the text it was proposed on into the
+    fixed text (usually one hunk; two when a helper is added elsewhere in the module)."""
 
     path: str
     rule: str
     safety: Safety
     location: Location
     message: str
-    edit: TextEdit
+    edits: tuple[TextEdit, ...]
+
+    def overlaps(self, other: "Change") -> bool:
+        return any(mine.overlaps(theirs) for mine in self.edits for theirs in other.edits)
+
+    def covers_line(self, line: int) -> bool:
+        """Whether a hunk replaces (or inserts at) 1-based `line` of the original text."""
+        return any(edit.start_line < line <= max(edit.end_line, edit.start_line + 1) for edit in self.edits)
 
 
 @dataclass(frozen=True)
@@ -248,9 +256,11 @@ def propose(
         if is_suppressed(suppressions, finding.rule, lines):
             continue
         if finding.is_fix:
-            new_text = module.visit(_Replace({id(finding.target): finding.replacement})).code
+            replacements = {id(finding.target): finding.replacement}
+            replacements.update({id(target): replacement for target, replacement in finding.extra})
+            new_text = module.visit(_Replace(replacements)).code
             proposals.changes.append(
-                Change(path, finding.rule, finding.safety, location, finding.message, minimal_edit(text, new_text))
+                Change(path, finding.rule, finding.safety, location, finding.message, minimal_edits(text, new_text))
             )
         elif (finding.rule, location.line, finding.message) not in seen_reports:
             seen_reports.add((finding.rule, location.line, finding.message))
@@ -268,8 +278,8 @@ def _location(positions, node: cst.CSTNode) -> Location:  # type: ignore[no-unty
 def non_overlapping(changes: Iterable[Change]) -> list[Change]:
     """A greedy choice of changes whose edits do not overlap, earliest first."""
     chosen: list[Change] = []
-    for change in sorted(changes, key=lambda c: (c.edit.start_line, -c.edit.end_line)):
-        if not any(change.edit.overlaps(other.edit) for other in chosen):
+    for change in sorted(changes, key=lambda c: (c.edits[0].start_line, -c.edits[-1].end_line)):
+        if not any(change.overlaps(other) for other in chosen):
             chosen.append(change)
     return chosen
 
@@ -314,7 +324,7 @@ def fix_text(text: str, path: str, settings: Settings, site_lines: frozenset[int
         if not chosen:
             unsafe = [c for c in proposals.changes if c.safety is Safety.UNSAFE and not settings.unsafe_fixes]
             return FixOutcome(current, applied, unsafe, proposals.reports)
-        current = apply_edits(current, [change.edit for change in chosen])
+        current = apply_edits(current, [edit for change in chosen for edit in change.edits])
         applied.extend(chosen)
     raise SourceError(f"internal error: rules kept proposing changes after {MAX_ROUNDS} rounds; file left unchanged")
 

@@ -41,8 +41,7 @@ def explain_sites(report: RunReport, settings: Settings) -> list[ExplainedSite]:
 def _explain(site: BreakSite, proposals) -> ExplainedSite:  # type: ignore[no-untyped-def]
     if proposals is not None:
         for change in proposals.changes:
-            covers = change.edit.start_line < site.line <= max(change.edit.end_line, change.edit.start_line + 1)
-            if change.location.line == site.line or covers:
+            if change.location.line == site.line or change.covers_line(site.line):
                 action = "fix" if change.safety.value == "safe" else "unsafe fix (--unsafe-fixes)"
                 return ExplainedSite(site, change.rule, action)
         for report in proposals.reports:

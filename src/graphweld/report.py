@@ -117,11 +117,10 @@ def results_as_json(results: Iterable[FileResult], summary: Summary, applied: bo
                     **_location_dict(change),
                     "message": change.message,
                     "applied": was_applied,
-                    "edit": {
-                        "start_line": change.edit.start_line + 1,
-                        "end_line": change.edit.end_line,
-                        "new_text": change.edit.new_text,
-                    },
+                    "edits": [
+                        {"start_line": edit.start_line + 1, "end_line": edit.end_line, "new_text": edit.new_text}
+                        for edit in change.edits
+                    ],
                 }
             )
         for report in result.reports:

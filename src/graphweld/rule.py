@@ -36,6 +36,8 @@ class Finding:
     target: cst.CSTNode | None = None
     replacement: Sequence[cst.BaseStatement] | None = None
     safety: Safety = Safety.SAFE
+    # Further statements replaced by the same change (e.g. a helper added at module level).
+    extra: tuple[tuple[cst.CSTNode, Sequence[cst.BaseStatement]], ...] = ()
 
     @property
     def is_fix(self) -> bool:
@@ -97,8 +99,11 @@ class Rule:
         anchor: cst.CSTNode,
         message: str,
         safety: Safety,
+        extra: Sequence[tuple[cst.CSTNode, Sequence[cst.BaseStatement]]] = (),
     ) -> None:
-        self.findings.append(Finding(self.id, anchor, message, target, tuple(replacement), safety))
+        self.findings.append(
+            Finding(self.id, anchor, message, target, tuple(replacement), safety, tuple((t, tuple(r)) for t, r in extra))
+        )
 
     def report(self, anchor: cst.CSTNode, message: str) -> None:
         self.findings.append(Finding(self.id, anchor, message))
