@@ -5,9 +5,12 @@
 
 from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
+from graphweld.codemods.isolate_io import IsolateIO
 from graphweld.codemods.unroll_loop import UnrollLoop
 
-RULES = (UnrollLoop, HoistWith, HoistTry)
+# Registry order is also precedence: when two rules' changes overlap in one round, the earlier
+# rule's change wins (deferring a print removes the break, so the loop need not be unrolled).
+RULES = (IsolateIO, UnrollLoop, HoistWith, HoistTry)
 RULES_BY_ID = {rule.id: rule for rule in RULES}
 
-__all__ = ["RULES", "RULES_BY_ID", "HoistTry", "HoistWith", "UnrollLoop"]
+__all__ = ["RULES", "RULES_BY_ID", "HoistTry", "HoistWith", "IsolateIO", "UnrollLoop"]

@@ -231,11 +231,12 @@ def test_unsafe_fixes_are_offered_not_applied(tmp_path: Path):
     path = tmp_path / "m.py"
     source = BROKEN.replace("torch._dynamo.graph_break()", 'print("tick")')
     path.write_text(source)
-    result = invoke("fix", str(path))
+    # (isolate-io would defer this print safely; this test is about hoist-with's unsafe split)
+    result = invoke("fix", "--select", "hoist-with", str(path))
     assert result.exit_code == 0
     assert path.read_text() == source
     assert "unsafe fix available" in result.stderr and "--unsafe-fixes" in result.stderr
-    assert invoke("fix", "--unsafe-fixes", str(path)).exit_code == 0
+    assert invoke("fix", "--select", "hoist-with", "--unsafe-fixes", str(path)).exit_code == 0
     assert '    print("tick")\n    with Ctx():' in path.read_text()
 
 

@@ -276,9 +276,12 @@ def _location(positions, node: cst.CSTNode) -> Location:  # type: ignore[no-unty
 
 
 def non_overlapping(changes: Iterable[Change]) -> list[Change]:
-    """A greedy choice of changes whose edits do not overlap, earliest first."""
+    """A greedy choice of changes whose edits do not overlap: by rule precedence (registry
+    order), then earliest (and, at the same line, outermost) first."""
+    precedence = {rule.id: index for index, rule in enumerate(RULES)}
     chosen: list[Change] = []
-    for change in sorted(changes, key=lambda c: (c.edits[0].start_line, -c.edits[-1].end_line)):
+    key = lambda c: (precedence.get(c.rule, len(precedence)), c.edits[0].start_line, -c.edits[-1].end_line)  # noqa: E731
+    for change in sorted(changes, key=key):
         if not any(change.overlaps(other) for other in chosen):
             chosen.append(change)
     return chosen

@@ -1,0 +1,18 @@
+# call: fn(torch.ones(2))
+import torch
+
+
+def _deferred_print(*args, **kwargs):
+    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io)."""
+    print(*args, **kwargs)
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
+
+
+@torch.compile
+def fn(x):
+    for step in range(3):
+        x = x * 2
+        _deferred_print("doubled")
+    return x

@@ -1,0 +1,13 @@
+# settings: unsafe_fixes=true
+import torch
+from torch import nn
+
+
+class Probe(nn.Module):
+    def forward(self, x):
+        h = x.relu()
+        print("activation mean", h.mean())
+        return h * 2
+
+
+probe = torch.compile(Probe())
