@@ -263,6 +263,7 @@ def _picture_table(title: str, before, after=None) -> Table:  # type: ignore[no-
         ("graphs", lambda r: str(r.graphs)),
         ("ops in graphs", lambda r: str(r.ops)),
         ("skipped frames", lambda r: str(r.skipped_frames)),
+        ("graph breaks (logged)", lambda r: str(len(r.breaks))),
         ("graph break sites", lambda r: str(len(r.sites))),
         ("fullgraph=True", lambda r: {True: "compiles", False: "fails", None: "not checked"}[r.fullgraph]),
     ]
@@ -295,8 +296,7 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
     explained = explain_sites(report, settings)
     if output_format == "json":
         click.echo(json.dumps({
-            "device": report.device, "torch": report.torch_version, "graphs": report.graphs, "ops": report.ops,
-            "skipped_frames": report.skipped_frames, "fullgraph": report.fullgraph,
+            "device": report.device, "torch": report.torch_version, **_picture_dict(report),
             "sites": [
                 {"file": item.site.file, "line": item.site.line, "gb": item.site.gb,
                  "type": "skipped frame" if item.site.skipped_frame else "graph break",
@@ -360,6 +360,17 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
     raise click.exceptions.Exit(EXIT_PENDING)
 
 
+def _picture_dict(report) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {
+        "graphs": report.graphs,
+        "ops": report.ops,
+        "skipped_frames": report.skipped_frames,
+        "graph_breaks": len(report.breaks),
+        "break_sites": len(report.sites),
+        "fullgraph": report.fullgraph,
+    }
+
+
 def _short(path: str) -> str:
     try:
         relative = os.path.relpath(path)
@@ -394,8 +405,8 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
     if output_format == "json":
         click.echo(json.dumps({
             "device": result.before.device,
-            "before": {"graphs": result.before.graphs, "ops": result.before.ops, "skipped_frames": result.before.skipped_frames},
-            "after": {"graphs": after.graphs, "ops": after.ops, "skipped_frames": after.skipped_frames},
+            "before": _picture_dict(result.before),
+            "after": _picture_dict(after),
             "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
             "dropped": result.dropped, "errors": result.errors, "written": write,
         }, indent=2))
