@@ -72,6 +72,8 @@ class IsolateIO(Rule):
     ```
     becomes `_deferred_logger_warning_once("...")`, with the wrapper defined after `logger`.
     Strategy **guard** (unsafe), for any other I/O statement: `if not torch.compiler.is_compiling():`.
+    Callees listed in the `guard-functions` setting (e.g. `["warnings.warn"]` for deprecation
+    warnings in library code) are guarded without `--unsafe-fixes`: the user chose it.
 
     ## Safety
     split is safe: the same statements run in the same order, the I/O eagerly between compiled
@@ -218,6 +220,8 @@ class IsolateIO(Rule):
         if self.context.regions.imports.qualify(cst.Name("torch")) != "torch" or "torch" not in self.context.regions.imports.aliases:
             self.report(node, f"`{context.code(node)}` breaks the graph (I/O); add `import torch` to guard it")
             return
+        callee = context.regions.imports.qualify(call.func) or ""
+        chosen = callee in context.settings.guard_functions
         guard = cst.parse_statement("if not torch.compiler.is_compiling():\n    pass\n")
         assert isinstance(guard, cst.If)
         guard = guard.with_changes(
@@ -230,9 +234,10 @@ class IsolateIO(Rule):
             anchor=node,
             message=(
                 f"`{context.code(node)}` breaks the graph (I/O); skip it under compilation "
-                "(unsafe: compiled runs no longer perform this I/O)"
+                + ("(chosen in guard-functions: compiled runs skip this I/O)" if chosen else
+                   "(unsafe: compiled runs no longer perform this I/O)")
             ),
-            safety=Safety.UNSAFE,
+            safety=Safety.SAFE if chosen else Safety.UNSAFE,
         )
 
     def _defer(self, node: cst.SimpleStatementLine, call: cst.Call) -> bool | None:

@@ -31,6 +31,8 @@ def settings_for(case: Path, text: str) -> Settings:
             key, _, value = pair.partition("=")
             if key == "select":
                 values["select"] = frozenset(value.split(","))
+            elif key == "guard_functions":
+                values["guard_functions"] = tuple(value.split(","))
             else:
                 values[key] = value.lower() == "true"
     return Settings(**values)  # type: ignore[arg-type]

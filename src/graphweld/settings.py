@@ -32,6 +32,8 @@ class Settings:
     extra_breakers: tuple[str, ...] = ()
     # Qualified names of I/O calls (they break graphs and have side effects).
     io_functions: tuple[str, ...] = ()
+    # I/O calls that isolate-io may guard (skip under compilation) without --unsafe-fixes.
+    guard_functions: tuple[str, ...] = ()
     # Context managers Dynamo can resume in, besides the built-in list.
     resumable_context_managers: tuple[str, ...] = ()
     max_unroll: int = 16
@@ -52,6 +54,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "assume-compiled": ("assume_compiled", "bool"),
     "extra-breakers": ("extra_breakers", "names"),
     "io-functions": ("io_functions", "names"),
+    "guard-functions": ("guard_functions", "names"),
     "resumable-context-managers": ("resumable_context_managers", "names"),
     "max-unroll": ("max_unroll", "int"),
     "exclude": ("exclude", "names"),

@@ -1,0 +1,12 @@
+# settings: guard_functions=warnings.warn
+import warnings
+
+import torch
+
+
+@torch.compile
+def fn(x, legacy: bool):
+    if legacy:
+        if not torch.compiler.is_compiling():
+            warnings.warn("`legacy=True` is deprecated", FutureWarning)
+    return x + 1
