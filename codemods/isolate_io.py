@@ -9,7 +9,7 @@ from graphweld.breakers import IO_BREAKERS, LOGGING_METHODS
 from graphweld.names import dotted_name
 from graphweld.regions import COMPILE_DECORATORS
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import SCOPE_NODES, bound_names, mentioned_names
+from graphweld.scopes import SCOPE_NODES, bound_names, fresh_name, mentioned_names, parameter_names
 from graphweld.walk import iter_nodes
 
 # Calls whose deferral keeps their meaning: logging and print. warnings.warn is left out (its
@@ -124,7 +124,7 @@ class IsolateIO(Rule):
             return
         segments, io_statements = split_at(body, lambda s: id(s) in io_ids)
         function_name = node.name.value
-        params = _param_names(node)
+        params = parameter_names(node)
         taken = context.regions.module_names
         local_names = params | bound_names(body)
         glue: list[cst.BaseStatement] = list(docstring)
@@ -137,7 +137,7 @@ class IsolateIO(Rule):
                 produced = bound_names(segment)
                 outputs = sorted(produced & mentioned_names(later))
                 ends_with_return = _is_return(segment[-1])
-                name = _fresh(f"_{function_name}_part{len(pieces) + 1}", taken)
+                name = fresh_name(f"_{function_name}_part{len(pieces) + 1}", taken)
                 taken = taken | {name}
                 piece_body = list(segment)
                 if not ends_with_return and outputs:
@@ -332,19 +332,3 @@ def _constant(value: cst.BaseExpression) -> bool:
 
 def _is_return(statement: cst.BaseStatement) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[-1], cst.Return)
-
-
-def _param_names(function: cst.FunctionDef) -> set[str]:
-    params = function.params
-    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.add(star.name.value)
-    return names
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    name, counter = base, 2
-    while name in taken:
-        name, counter = f"{base}_{counter}", counter + 1
-    return name

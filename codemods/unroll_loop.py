@@ -6,9 +6,17 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.blocks import block_statements, compound_keyword
+from graphweld.blocks import block_statements
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import SCOPE_NODES, bound_names, declared, mentioned_names, target_names
+from graphweld.scopes import (
+    SCOPE_NODES,
+    bound_names,
+    declared,
+    fresh_name,
+    mentioned_names,
+    parameter_names,
+    target_names,
+)
 from graphweld.walk import iter_children, iter_nodes
 
 BODY_NAME = "_loop_body"
@@ -275,12 +283,12 @@ class UnrollLoop(Rule):
         global_names = declared(rest_of_function, cst.Global)
         # Names the function binds outside this loop: parameters, assignments, nonlocal declarations.
         bound_outside = (
-            bound_names(rest_of_function) | _parameter_names(function) | declared(rest_of_function, cst.Nonlocal)
+            bound_names(rest_of_function) | parameter_names(function) | declared(rest_of_function, cst.Nonlocal)
         )
         mentioned_outside = mentioned_names(rest_of_function) | mentioned_names([function.params])
         taken = mentioned_names([function]) | self.context.regions.module_names
-        body_name = _fresh(BODY_NAME, taken)
-        flow_name = _fresh(FLOW_NAME, taken | {body_name})
+        body_name = fresh_name(BODY_NAME, taken)
+        flow_name = fresh_name(FLOW_NAME, taken | {body_name})
 
         # The loop variable keeps its value after the loop when something outside reads it.
         bind_at_call = bool(set(targets) & mentioned_outside) or not _parameter_form(node.target, loop.values)
@@ -414,22 +422,6 @@ def _integer_node(value: int) -> cst.BaseExpression:
     if value < 0:
         return cst.UnaryOperation(operator=cst.Minus(), expression=cst.Integer(str(-value)))
     return cst.Integer(str(value))
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    name, counter = base, 2
-    while name in taken:
-        name, counter = f"{base}_{counter}", counter + 1
-    return name
-
-
-def _parameter_names(function: cst.FunctionDef) -> set[str]:
-    params = function.params
-    names = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.add(star.name.value)
-    return names
 
 
 def _without_loop_body(function: cst.FunctionDef, loop: cst.For) -> list[cst.CSTNode]:

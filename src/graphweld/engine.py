@@ -27,7 +27,7 @@ from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.discover import discover
 from graphweld.edits import TextEdit, apply_edits, minimal_edits
 from graphweld.regions import CompiledRegions
-from graphweld.rule import Finding, Rule, RuleContext, Safety
+from graphweld.rule import Rule, RuleContext, Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, decode_source, read_bytes
 from graphweld.suppression import is_suppressed, suppressed_lines

@@ -68,3 +68,21 @@ def declared(nodes: Iterable[cst.CSTNode], kind: type[cst.Global] | type[cst.Non
 def mentioned_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
     """Every name the statements mention, nested scopes included (closures read them too)."""
     return {node.value for root in nodes for node in iter_nodes(root) if isinstance(node, cst.Name)}
+
+
+def parameter_names(function: cst.FunctionDef) -> set[str]:
+    """Every name a function's parameters bind, `*args` and `**kwargs` included."""
+    params = function.params
+    names = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    return names
+
+
+def fresh_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base_2`, `base_3`, ... : the first not in `taken`."""
+    name, counter = base, 2
+    while name in taken:
+        name, counter = f"{base}_{counter}", counter + 1
+    return name
