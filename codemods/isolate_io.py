@@ -78,7 +78,10 @@ class IsolateIO(Rule):
     ## Safety
     split is safe: the same statements run in the same order, the I/O eagerly between compiled
     pieces. It applies to module-level functions decorated with `torch.compile` whose top level
-    holds the I/O, without `yield`, nested `return`s, `global`/`nonlocal` or nested functions.
+    holds the I/O, to methods decorated so (the pieces are methods called through `self`), and to
+    functions compiled by a module-level `name = torch.compile(f, ...)` (the options move to the
+    pieces and the name then refers to `f`); not to bodies with `yield`, nested `return`s,
+    `global`/`nonlocal` or nested functions.
     defer is safe for constant arguments: the call still happens, after the graph's computation;
     log records then name the wrapper as their source line. guard is unsafe: under compilation the
     I/O no longer happens at all; it is applied only with `--unsafe-fixes`.
@@ -111,9 +114,23 @@ class IsolateIO(Rule):
             self._handled.update(id(inner) for inner in iter_nodes(node))
             return
         info = context.regions.function_info(node)
-        if info is None or info.cls is not None or info.parent is not None or info.outer is not None:
+        if info is None or info.parent is not None or info.outer is not None:
+            return
+        # A method's pieces are methods of its class, called through `self`.
+        receiver = _first_parameter(node) if info.cls is not None else None
+        if info.cls is not None and (receiver is None or _is_static(node)):
             return
         compile_decorators = [d for d in node.decorators if self._is_compile(d)]
+        compile_call = None
+        if not compile_decorators and info.cls is None:
+            # `name = torch.compile(f, **options)` at module level: the options move to the pieces.
+            compile_call = self._module_compile_call(node.name.value)
+            if compile_call is not None:
+                statement, call = compile_call
+                options = ", ".join(self.context.module.code_for_node(arg).rstrip(", ") for arg in call.args[1:])
+                decorator = cst.parse_statement(f"@torch.compile({options})\ndef _():\n    pass\n")
+                assert isinstance(decorator, cst.FunctionDef)
+                compile_decorators = list(decorator.decorators)
         if not compile_decorators or not isinstance(node.body, cst.IndentedBlock):
             return
         statements = list(node.body.body)
@@ -125,7 +142,7 @@ class IsolateIO(Rule):
         segments, io_statements = split_at(body, lambda s: id(s) in io_ids)
         function_name = node.name.value
         params = parameter_names(node)
-        taken = context.regions.module_names
+        taken = context.regions.module_names | (set(info.cls.methods) if info.cls is not None else set())
         local_names = params | bound_names(body)
         glue: list[cst.BaseStatement] = list(docstring)
         pieces: list[cst.FunctionDef] = []
@@ -133,7 +150,7 @@ class IsolateIO(Rule):
         for index, segment in enumerate(segments):
             later = [*io_statements[index:], *(s for seg in segments[index + 1 :] for s in seg)]
             if segment:
-                inputs = sorted(mentioned_names(segment) & available & local_names)
+                inputs = sorted((mentioned_names(segment) & available & local_names) - {receiver})
                 produced = bound_names(segment)
                 outputs = sorted(produced & mentioned_names(later))
                 ends_with_return = _is_return(segment[-1])
@@ -142,16 +159,17 @@ class IsolateIO(Rule):
                 piece_body = list(segment)
                 if not ends_with_return and outputs:
                     piece_body.append(cst.parse_statement(f"return {', '.join(outputs)}\n"))
-                piece = cst.parse_statement(f"def {name}({', '.join(inputs)}):\n    pass\n")
+                signature = ", ".join([receiver, *inputs] if receiver else inputs)
+                piece = cst.parse_statement(f"def {name}({signature}):\n    pass\n")
                 assert isinstance(piece, cst.FunctionDef)
                 pieces.append(
                     piece.with_changes(
                         decorators=tuple(compile_decorators),
                         body=piece.body.with_changes(body=tuple(piece_body)),
-                        leading_lines=(cst.EmptyLine(), cst.EmptyLine()),
+                        leading_lines=(cst.EmptyLine(indent=False),) * (1 if receiver else 2),
                     )
                 )
-                call = f"{name}({', '.join(inputs)})"
+                call = f"{receiver + '.' if receiver else ''}{name}({', '.join(inputs)})"
                 if ends_with_return:
                     glue.append(cst.parse_statement(f"return {call}\n"))
                 elif outputs:
@@ -164,6 +182,15 @@ class IsolateIO(Rule):
                 available |= bound_names([io_statements[index]])
         other_decorators = [d for d in node.decorators if not self._is_compile(d)]
         rewritten = node.with_changes(decorators=tuple(other_decorators), body=node.body.with_changes(body=tuple(glue)))
+        extra = []
+        if compile_call is not None:
+            # The function itself now runs eagerly; what compiled it refers to it directly.
+            statement, _ = compile_call
+            assign = statement.body[0]
+            assert isinstance(assign, cst.Assign)
+            names = [dotted_name(t.target) for t in assign.targets]
+            kept = [] if names == [function_name] else [statement.with_changes(body=[assign.with_changes(value=cst.Name(function_name))])]
+            extra.append((statement, kept))
         self._handled.update(io_ids)
         first_io = next(s for s in body if id(s) in io_ids)
         names = ", ".join(f"`{context.code(s)}`" for s in io_statements)
@@ -176,7 +203,26 @@ class IsolateIO(Rule):
                 f"`{function_name}` into {len(pieces)} compiled piece(s) with the I/O run eagerly between them"
             ),
             safety=Safety.SAFE,
+            extra=extra,
         )
+
+    def _module_compile_call(self, function_name: str) -> tuple[cst.SimpleStatementLine, cst.Call] | None:
+        for statement in self.context.module.body:
+            if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+                continue
+            assign = statement.body[0]
+            if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
+                continue
+            call = assign.value
+            if (
+                self.context.regions.imports.qualify(call.func) == "torch.compile"
+                and call.args
+                and call.args[0].keyword is None
+                and isinstance(call.args[0].value, cst.Name)
+                and call.args[0].value.value == function_name
+            ):
+                return statement, call
+        return None
 
     def _is_compile(self, decorator: cst.Decorator) -> bool:
         expression = decorator.decorator
@@ -328,6 +374,18 @@ def _constant(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.Name):
         return value.value in ("True", "False", "None")
     return False
+
+
+def _first_parameter(function: cst.FunctionDef) -> str | None:
+    params = [*function.params.posonly_params, *function.params.params]
+    return params[0].name.value if params else None
+
+
+def _is_static(function: cst.FunctionDef) -> bool:
+    return any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+        for d in function.decorators
+    )
 
 
 def _is_return(statement: cst.BaseStatement) -> bool:
