@@ -263,7 +263,7 @@ class IsolateIO(Rule):
         deferred = self._defer(node, call)
         if deferred is not None:
             return
-        if self.context.regions.imports.qualify(cst.Name("torch")) != "torch" or "torch" not in self.context.regions.imports.aliases:
+        if context.regions.imports.aliases.get("torch") != "torch":
             self.report(node, f"`{context.code(node)}` breaks the graph (I/O); add `import torch` to guard it")
             return
         callee = context.regions.imports.qualify(call.func) or ""

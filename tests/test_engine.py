@@ -110,3 +110,17 @@ def test_directory_symlink_loops_are_not_followed(tmp_path: Path):
     (tmp_path / "pkg" / "again").symlink_to(tmp_path / "pkg")
     files, errors = discover([str(tmp_path)])
     assert files == [str(tmp_path / "pkg" / "m.py")] and not errors
+
+
+def test_changes_to_nested_statements_conflict_even_when_hunks_do_not():
+    source = (
+        "import torch\n\n\n@torch.compile\ndef f(xs):\n    for i in (0, 1):\n        try:\n"
+        "            a = i + 1\n            print('loaded', i)\n            return a\n"
+        "        except OSError:\n            continue\n"
+    )
+    changes = propose(source, "m.py", Settings(unsafe_fixes=True)).changes
+    loop = next(c for c in changes if c.rule == "unroll-loop")
+    split = next(c for c in changes if c.rule == "hoist-try")
+    assert loop.overlaps(split)
+    fixed = fix_text(source, "m.py", Settings(unsafe_fixes=True, select=frozenset({"unroll-loop", "hoist-try"}))).text
+    compile(fixed, "m.py", "exec")  # every `continue` was translated

@@ -58,9 +58,15 @@ class Change:
     location: Location
     message: str
     edits: tuple[TextEdit, ...]
+    # Line ranges [start, end) (0-based) of the statements the change replaces. Two changes
+    # conflict when these overlap, even if their hunks do not: a loop being unrolled and a `try`
+    # inside it being split must not be applied in the same round.
+    regions: tuple[tuple[int, int], ...] = ()
 
     def overlaps(self, other: "Change") -> bool:
-        return any(mine.overlaps(theirs) for mine in self.edits for theirs in other.edits)
+        mine = self.regions or tuple((e.start_line, e.end_line) for e in self.edits)
+        theirs = other.regions or tuple((e.start_line, e.end_line) for e in other.edits)
+        return any(a_start < b_end and b_start < a_end or a_start == b_start for a_start, a_end in mine for b_start, b_end in theirs)
 
     def covers_line(self, line: int) -> bool:
         """Whether a hunk replaces (or inserts at) 1-based `line` of the original text."""
@@ -259,8 +265,14 @@ def propose(
             replacements = {id(finding.target): finding.replacement}
             replacements.update({id(target): replacement for target, replacement in finding.extra})
             new_text = module.visit(_Replace(replacements)).code
+            targets = [finding.target, *(target for target, _ in finding.extra)]
+            regions = tuple(
+                (positions[target].start.line - 1, positions[target].end.line) for target in targets if target in positions
+            )
             proposals.changes.append(
-                Change(path, finding.rule, finding.safety, location, finding.message, minimal_edits(text, new_text))
+                Change(
+                    path, finding.rule, finding.safety, location, finding.message, minimal_edits(text, new_text), regions
+                )
             )
         elif (finding.rule, location.line, finding.message) not in seen_reports:
             seen_reports.add((finding.rule, location.line, finding.message))
@@ -345,6 +357,8 @@ def process_source(path: str, data: bytes, settings: Settings) -> FileResult:
             return result
         result.parsed = True
         outcome = fix_text(source.text, path, settings)
+        if outcome.text != source.text and not _compiles(outcome.text, path) and _compiles(source.text, path):
+            raise SourceError("internal error: the rewritten code does not compile (CPython); file left unchanged")
         if outcome.text != source.text:
             source.encode(outcome.text)  # fails early if the text cannot be written back
             result.fixed = outcome.text
@@ -358,6 +372,17 @@ def process_source(path: str, data: bytes, settings: Settings) -> FileResult:
     except Exception as exc:  # a bug in a rule must not take down the run
         result.error = f"internal error: {type(exc).__name__}: {exc}"
     return result
+
+
+def _compiles(text: str, path: str) -> bool:
+    """CPython's compiler checks more than libcst's parser (e.g. `continue` outside a loop)."""
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    except (RecursionError, MemoryError):
+        return True  # too deep for the compiler here; libcst parsed it
+    return True
 
 
 def process_path(path: str, settings: Settings) -> FileResult:
