@@ -6,6 +6,7 @@ Diffs, fixed stdin text and JSON go to stdout; messages, progress and the summar
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -137,19 +138,25 @@ def fix(
 
 
 def _collect(paths: Sequence[str], settings: Settings, jobs: int | None, show_progress: bool) -> list[FileResult]:
+    """Every result, sorted by path; a progress bar once discovery finds more than a handful."""
+    progress = Progress(
+        TextColumn("graphweld"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=_stderr(), transient=True,
+    )
+    task = progress.add_task("files", total=None)
+
+    def discovered(count: int) -> None:
+        progress.update(task, total=count)
+        if show_progress and count > PROGRESS_THRESHOLD:
+            progress.start()
+
     results: list[FileResult] = []
-    if not show_progress:
-        results.extend(run(paths, settings, jobs))
-    else:
-        progress = Progress(
-            TextColumn("graphweld"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=_stderr(), transient=True,
-        )
-        task = progress.add_task("files", total=None)
-        with progress:
-            for result in run(paths, settings, jobs, on_discovered=lambda n: progress.update(task, total=n)):
-                results.append(result)
-                progress.advance(task)
+    try:
+        for result in run(paths, settings, jobs, on_discovered=discovered):
+            results.append(result)
+            progress.advance(task)
+    finally:
+        progress.stop()
     results.sort(key=lambda result: result.path)
     return results
 
@@ -159,8 +166,7 @@ def _fix_paths(
 ) -> int:
     err = _stderr()
     interactive_terminal = err.is_terminal and output_format == "text"
-    # The progress bar appears once discovery reports more than a handful of files.
-    results = _collect(paths, settings, jobs, show_progress=interactive_terminal and _many_files(paths))
+    results = _collect(paths, settings, jobs, show_progress=interactive_terminal)
     write = not (show_diff or check)
     summary = Summary()
     for result in results:
@@ -196,20 +202,6 @@ def _fix_paths(
     if summary.errors:
         return EXIT_ERROR
     return EXIT_PENDING if summary.changed else EXIT_OK
-
-
-def _many_files(paths: Sequence[str]) -> bool:
-    """Cheap look ahead: more than a handful of .py files, without a full walk."""
-    count = 0
-    for path in paths:
-        if os.path.isfile(path):
-            count += 1
-            continue
-        for _, _, filenames in os.walk(path):
-            count += sum(name.endswith(".py") for name in filenames)
-            if count > PROGRESS_THRESHOLD:
-                return True
-    return count > PROGRESS_THRESHOLD
 
 
 def _fix_stdin(name: str, settings: Settings, show_diff: bool, check: bool, output_format: str) -> int:
@@ -446,14 +438,7 @@ def rules(rule_id: str | None) -> None:
     rule = RULES_BY_ID.get(rule_id)
     if rule is None:
         raise _fail(f"unknown rule id '{rule_id}' (known: {', '.join(RULES_BY_ID)})")
-    doc = _dedent_doc(rule.__doc__ or "")
-    out.print(Markdown(f"# {rule.id}\n\n{doc}"))
-
-
-def _dedent_doc(doc: str) -> str:
-    import inspect
-
-    return inspect.cleandoc(doc)
+    out.print(Markdown(f"# {rule.id}\n\n{inspect.cleandoc(rule.__doc__ or '')}"))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from graphweld.engine import parse, propose
+from graphweld.engine import propose
 from graphweld.entry import BreakSite, RunReport
 from graphweld.settings import Settings
 from graphweld.source import SourceError, read_source
@@ -27,7 +27,6 @@ def explain_sites(report: RunReport, settings: Settings) -> list[ExplainedSite]:
     for path, sites in sorted(by_file.items()):
         try:
             text = read_source(path).text
-            parse(text)
             proposals = propose(
                 text, path, settings.replace(unsafe_fixes=True), site_lines=frozenset(s.line for s in sites)
             )
