@@ -380,9 +380,7 @@ def _plain_target(target: cst.BaseExpression) -> bool:
     if isinstance(target, cst.Name):
         return True
     if isinstance(target, (cst.Tuple, cst.List)):
-        return all(_plain_target(element.value) for element in target.elements if not isinstance(element, cst.StarredElement)) and not any(
-            isinstance(element, cst.StarredElement) for element in target.elements
-        )
+        return all(not isinstance(e, cst.StarredElement) and _plain_target(e.value) for e in target.elements)
     return False
 
 

@@ -26,9 +26,14 @@ class TextEdit:
     new_text: str
 
     def overlaps(self, other: "TextEdit") -> bool:
-        if self.start_line == other.start_line:
-            return True
-        return self.start_line < other.end_line and other.start_line < self.end_line
+        return ranges_overlap((self.start_line, self.end_line), (other.start_line, other.end_line))
+
+
+def ranges_overlap(first: tuple[int, int], second: tuple[int, int]) -> bool:
+    """Whether two [start, end) line ranges conflict; ranges starting on the same line always do
+    (two insertions there would have no defined order)."""
+    (a_start, a_end), (b_start, b_end) = first, second
+    return a_start == b_start or (a_start < b_end and b_start < a_end)
 
 
 def minimal_edit(old: str, new: str) -> TextEdit:

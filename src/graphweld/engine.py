@@ -25,7 +25,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.discover import discover
-from graphweld.edits import TextEdit, apply_edits, minimal_edits
+from graphweld.edits import TextEdit, apply_edits, minimal_edits, ranges_overlap
 from graphweld.regions import CompiledRegions
 from graphweld.rule import Rule, RuleContext, Safety
 from graphweld.settings import Settings
@@ -66,7 +66,7 @@ class Change:
     def overlaps(self, other: "Change") -> bool:
         mine = self.regions or tuple((e.start_line, e.end_line) for e in self.edits)
         theirs = other.regions or tuple((e.start_line, e.end_line) for e in other.edits)
-        return any(a_start < b_end and b_start < a_end or a_start == b_start for a_start, a_end in mine for b_start, b_end in theirs)
+        return any(ranges_overlap(a, b) for a in mine for b in theirs)
 
     def covers_line(self, line: int) -> bool:
         """Whether a hunk replaces (or inserts at) 1-based `line` of the original text."""
@@ -241,18 +241,19 @@ def propose(
     regions = CompiledRegions(
         module, assume_compiled=settings.assume_compiled, root_lines=site_lines, root_names=site_functions
     )
+    site_functions = frozenset(regions.root_names)
     if not rules or not regions.any_compiled:
-        return Proposals(site_functions=frozenset(regions.root_names))
+        return Proposals(site_functions=site_functions)
     context = RuleContext(module, settings, regions)
     instances = [rule(context) for rule in rules]
     _Dispatcher(context, instances).run(module)
     findings = [finding for rule in instances for finding in rule.findings]
     if not findings:
-        return Proposals(site_functions=frozenset(regions.root_names))
+        return Proposals(site_functions=site_functions)
 
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     suppressions = suppressed_lines(text)
-    proposals = Proposals(site_functions=frozenset(regions.root_names))
+    proposals = Proposals(site_functions=site_functions)
     seen_reports: set[tuple[str, int, str]] = set()
     for finding in findings:
         location = _location(positions, finding.anchor)
@@ -266,12 +267,13 @@ def propose(
             replacements.update({id(target): replacement for target, replacement in finding.extra})
             new_text = module.visit(_Replace(replacements)).code
             targets = [finding.target, *(target for target, _ in finding.extra)]
-            regions = tuple(
+            replaced_lines = tuple(
                 (positions[target].start.line - 1, positions[target].end.line) for target in targets if target in positions
             )
             proposals.changes.append(
                 Change(
-                    path, finding.rule, finding.safety, location, finding.message, minimal_edits(text, new_text), regions
+                    path, finding.rule, finding.safety, location, finding.message, minimal_edits(text, new_text),
+                    replaced_lines,
                 )
             )
         elif (finding.rule, location.line, finding.message) not in seen_reports:
