@@ -3,14 +3,17 @@
 `RULES` is the registry, in the order rules are listed and applied.
 """
 
+from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
 from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
 from graphweld.codemods.isolate_io import IsolateIO
+from graphweld.codemods.nonstrict_helper import NonstrictHelper
 from graphweld.codemods.unroll_loop import UnrollLoop
 
 # Registry order is also precedence: when two rules' changes overlap in one round, the earlier
-# rule's change wins (deferring a print removes the break, so the loop need not be unrolled).
-RULES = (IsolateIO, UnrollLoop, HoistWith, HoistTry)
+# rule's change wins (deferring a print removes the break, so the loop need not be unrolled; a
+# helper traced non-strictly or a round trip in a custom op no longer breaks at all).
+RULES = (IsolateIO, DlpackCustomOp, NonstrictHelper, UnrollLoop, HoistWith, HoistTry)
 RULES_BY_ID = {rule.id: rule for rule in RULES}
 
-__all__ = ["RULES", "RULES_BY_ID", "HoistTry", "HoistWith", "IsolateIO", "UnrollLoop"]
+__all__ = ["RULES", "RULES_BY_ID", "DlpackCustomOp", "HoistTry", "HoistWith", "IsolateIO", "NonstrictHelper", "UnrollLoop"]

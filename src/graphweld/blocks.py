@@ -103,3 +103,39 @@ def compound_keyword(statement: cst.BaseCompoundStatement) -> str:
         cst.TryStar: "try",
         cst.Match: "match",
     }.get(type(statement), type(statement).__name__.lower())
+
+
+def definitions_anchor(module: cst.Module) -> cst.SimpleStatementLine | None:
+    """The top-level statement after which new module-level definitions go: the last import line
+    before the first function or class (so the definitions sit below the imports they use)."""
+    anchor = None
+    for statement in module.body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            break
+        if isinstance(statement, cst.SimpleStatementLine) and all(
+            isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+        ):
+            anchor = statement
+    return anchor
+
+
+def binds_at_module_level(module: cst.Module, name: str, before: cst.CSTNode | None = None) -> bool:
+    """Whether a top-level import line, up to and including `before`, binds `name`: `import torch`
+    and `import torch.nn` bind `torch`; `import torch.nn as nn` binds `nn`."""
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Import) and any(_bound_by_alias(alias) == name for alias in small.names):
+                    return True
+        if statement is before:
+            break
+    return False
+
+
+def _bound_by_alias(alias: cst.ImportAlias) -> str | None:
+    if alias.asname is not None:
+        return alias.asname.name.value if isinstance(alias.asname.name, cst.Name) else None
+    name: cst.BaseExpression = alias.name
+    while isinstance(name, cst.Attribute):
+        name = name.value
+    return name.value if isinstance(name, cst.Name) else None

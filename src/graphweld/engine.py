@@ -141,7 +141,8 @@ def _prefilter(settings: Settings) -> Callable[[bytes], bool]:
     breaker = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
     keywords = {word for rule in rules for word in rule.trigger_words}
     keyword = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(keywords)) + rb")\b")
-    compiled = None if settings.assume_compiled else re.compile(rb"compile|_dynamo\.optimize")
+    # A compiled region needs a compile call, or the entry convention graphweld compiles itself.
+    compiled = None if settings.assume_compiled else re.compile(rb"compile|_dynamo\.optimize|my_model_function")
 
     def may_hold_site(data: bytes) -> bool:
         if compiled is not None and compiled.search(data) is None:
@@ -244,7 +245,7 @@ def propose(
     site_functions = frozenset(regions.root_names)
     if not rules or not regions.any_compiled:
         return Proposals(site_functions=site_functions)
-    context = RuleContext(module, settings, regions)
+    context = RuleContext(module, settings, regions, path)
     instances = [rule(context) for rule in rules]
     _Dispatcher(context, instances).run(module)
     findings = [finding for rule in instances for finding in rule.findings]

@@ -8,8 +8,11 @@ A function is a compiled region when it is
 - reached from a region by direct calls in the same module: `helper(x)`, a nested function,
   `self.method(x)`, `super().method(x)`, or a submodule `self.block(x)` assigned as
   `self.block = Block(...)`, whose `forward` is reached;
+- the `forward` of the model an entry's `my_model_function()` returns, in a module that follows
+  the entry convention (it also defines `GetInput()`): graphweld compiles that model;
 - or any function at all with `assume_compiled`.
-Functions decorated with `torch.compiler.disable` / `torch._dynamo.disable` are never regions.
+Functions Dynamo does not trace are never regions: decorated with `torch.compiler.disable`,
+`torch._dynamo.disable`, `nonstrict_trace` or `allow_in_graph`, and custom operators.
 """
 
 from __future__ import annotations
@@ -22,7 +25,22 @@ from graphweld.names import ImportTable, dotted_name
 from graphweld.walk import walk
 
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch._dynamo.optimize"})
-DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
+# Decorators after which Dynamo does not trace the function's body.
+NOT_TRACED_DECORATORS = frozenset(
+    {
+        "torch.compiler.disable",
+        "torch._dynamo.disable",
+        "torch._dynamo.nonstrict_trace",
+        "torch.compiler.nonstrict_trace",
+        "torch._dynamo.allow_in_graph",
+        "torch.compiler.allow_in_graph",
+        # Custom operators are opaque to torch.compile.
+        "torch.library.custom_op",
+        "torch.library.triton_op",
+    }
+)
+# Methods of nn.Module that return the module itself: `Model().to(device).eval()` is the model.
+_MODULE_RETURNING_METHODS = frozenset({"to", "eval", "train", "cuda", "cpu", "half", "float", "double", "bfloat16", "requires_grad_"})
 
 
 @dataclass(eq=False)
@@ -155,8 +173,11 @@ class _Indexer:
         if current is not None:
             current.callees.append(node.func)
         func = node.func
-        if (isinstance(func, cst.Name) and func.value == "compile") or (
-            isinstance(func, cst.Attribute) and func.attr.value == "compile"
+        if (
+            (isinstance(func, cst.Name) and func.value == "compile")
+            or (isinstance(func, cst.Attribute) and func.attr.value == "compile")
+            # `from torch import compile as compile_fn` (imports usually come first)
+            or (isinstance(func, cst.Name) and self.imports.qualify(func) == "torch.compile")
         ):
             self.compile_calls.append((node, current))
 
@@ -182,7 +203,7 @@ class _Indexer:
                 self._module_binding(target.target, _integer_value(node.value))
         if not isinstance(node.value, cst.Call):
             return
-        class_name = dotted_name(node.value.func)
+        class_name = created_class(node.value)
         if class_name is None:
             return
         for target in node.targets:
@@ -193,6 +214,18 @@ class _Indexer:
                 self._class_stack[-1].attribute_classes[name[5:]] = class_name
             elif "." not in name:
                 self.instances[name] = class_name
+
+
+def created_class(call: cst.Call) -> str | None:
+    """The class (or factory) a call creates a module with: `Model(...)`, and through methods
+    that return the module itself, `Model(...).to(device).eval()`."""
+    while (
+        isinstance(call.func, cst.Attribute)
+        and call.func.attr.value in _MODULE_RETURNING_METHODS
+        and isinstance(call.func.value, cst.Call)
+    ):
+        call = call.func.value
+    return dotted_name(call.func)
 
 
 def _bound_by_target(target: cst.BaseExpression) -> list[str]:
@@ -238,7 +271,7 @@ class CompiledRegions:
         self._by_node: dict[int, FunctionInfo] = {id(info.node): info for info in indexer.functions}
         self._compiled: set[int] = set()
         decorators = {id(info.node): {self.imports.qualify(d) for d in info.decorators} for info in indexer.functions}
-        disabled = {id(info.node) for info in indexer.functions if DISABLE_DECORATORS & decorators[id(info.node)]}
+        disabled = {id(info.node) for info in indexer.functions if NOT_TRACED_DECORATORS & decorators[id(info.node)]}
         self.root_names = set(root_names)
         if root_lines:
             self.root_names |= self._innermost_functions(module, root_lines)
@@ -283,6 +316,10 @@ class CompiledRegions:
             elif isinstance(call.func, cst.Attribute):
                 # nn.Module.compile(): `model.compile()` compiles model.forward in place.
                 roots.extend(self._resolve_target(call.func.value, scope))
+        functions = indexer.module_functions
+        if "my_model_function" in functions and "GetInput" in functions:
+            # The entry convention: graphweld compiles the model my_model_function() returns.
+            roots.extend(self._forward_of_product("my_model_function", None))
         pending = [info for info in roots if id(info.node) not in disabled]
         while pending:
             info = pending.pop()
@@ -305,6 +342,15 @@ class CompiledRegions:
 
     def function_info(self, node: cst.FunctionDef) -> FunctionInfo | None:
         return self._by_node.get(id(node))
+
+    def module_function(self, name: str) -> FunctionInfo | None:
+        """The function `def name` at module level, if the module has one."""
+        return self._indexer.module_functions.get(name)
+
+    def is_compile_root(self, node: cst.FunctionDef) -> bool:
+        """Whether the function is decorated with `torch.compile` (or `_dynamo.optimize`)."""
+        info = self._by_node.get(id(node))
+        return info is not None and bool(COMPILE_DECORATORS & {self.imports.qualify(d) for d in info.decorators})
 
     # -- resolution -------------------------------------------------------------------------
 
@@ -341,10 +387,9 @@ class CompiledRegions:
         forward = self._method(cls, "forward")
         return [forward] if forward is not None else []
 
-    def _forward_of_created(self, call: cst.Call, scope: FunctionInfo | None) -> list[FunctionInfo]:
-        """`forward` of the module a call creates: `Model(...)`, or a factory such as the entry
-        convention's `my_model_function()` that returns `Model(...)` or a name bound to one."""
-        name = dotted_name(call.func)
+    def _forward_of_product(self, name: str | None, scope: FunctionInfo | None) -> list[FunctionInfo]:
+        """`forward` of the module a call to `name` creates: a class, or a factory such as the
+        entry convention's `my_model_function()` that returns `Model(...)` or a name bound to one."""
         if name is None:
             return []
         forward = self._forward_of(name)
@@ -354,7 +399,7 @@ class CompiledRegions:
         found: list[FunctionInfo] = []
         for value in factory.returns if factory is not None else ():
             if isinstance(value, cst.Call):
-                found.extend(self._forward_of(dotted_name(value.func)))
+                found.extend(self._forward_of(created_class(value)))
             elif isinstance(value, cst.Name):
                 found.extend(self._forward_of(self._indexer.instances.get(value.value)))
         return found
@@ -362,12 +407,12 @@ class CompiledRegions:
     def _resolve_target(self, expression: cst.BaseExpression, scope: FunctionInfo | None) -> list[FunctionInfo]:
         """The functions compiled by `torch.compile(expression)` or `expression.compile()`."""
         if isinstance(expression, cst.Call):
-            return self._forward_of_created(expression, scope)
+            return self._forward_of_product(created_class(expression), scope)
         if isinstance(expression, cst.Name):
             function = self._lookup_function(expression.value, scope)
             if function is not None:
                 return [function]
-            return self._forward_of(self._indexer.instances.get(expression.value))
+            return self._forward_of_product(self._indexer.instances.get(expression.value), scope)
         if isinstance(expression, cst.Attribute):
             owner = dotted_name(expression.value)
             attr = expression.attr.value

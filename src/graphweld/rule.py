@@ -47,8 +47,10 @@ class Finding:
 class RuleContext:
     """What rules may ask about the module: regions, breakers, settings, where the visit is."""
 
-    def __init__(self, module: cst.Module, settings: Settings, regions: CompiledRegions) -> None:
+    def __init__(self, module: cst.Module, settings: Settings, regions: CompiledRegions, path: str = "") -> None:
         self.module = module
+        # The file's path as the user gave it (only for names derived from it, never opened).
+        self.path = path
         self.settings = settings
         self.regions = regions
         self.breakers = BreakerCatalog(settings, regions.imports)

@@ -10,7 +10,7 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 
-from graphweld.walk import iter_nodes
+from graphweld.walk import iter_children, iter_nodes
 
 # Nodes that open a scope of their own: what they bind stays inside them.
 SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -68,6 +68,26 @@ def declared(nodes: Iterable[cst.CSTNode], kind: type[cst.Global] | type[cst.Non
 def mentioned_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
     """Every name the statements mention, nested scopes included (closures read them too)."""
     return {node.value for root in nodes for node in iter_nodes(root) if isinstance(node, cst.Name)}
+
+
+def loaded_names(nodes: Iterable[cst.CSTNode], skip: cst.CSTNode | None = None) -> set[str]:
+    """Names the nodes read or bind, nested scopes included, without attribute and keyword names
+    (`a.b(c=d)` reads `a` and `d`); the subtree `skip` is left out."""
+    found: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if node is skip:
+            continue
+        if isinstance(node, cst.Name):
+            found.add(node.value)
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)
+        elif isinstance(node, cst.Arg):
+            stack.append(node.value)
+        else:
+            stack.extend(iter_children(node))
+    return found
 
 
 def parameter_names(function: cst.FunctionDef) -> set[str]:

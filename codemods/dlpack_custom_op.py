@@ -1,0 +1,506 @@
+"""dlpack-custom-op: move a DLPack round trip into a torch.library custom op."""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from graphweld.blocks import binds_at_module_level, definitions_anchor
+from graphweld.breakers import DLPACK_BREAKERS, DLPACK_IMPORTERS
+from graphweld.rule import Rule, Safety
+from graphweld.scopes import SCOPE_NODES, bound_names, fresh_name, loaded_names
+from graphweld.walk import iter_children, iter_nodes
+
+# Calls that hand the same data over between frameworks: shape and dtype pass through unchanged.
+DLPACK_CONVERSIONS = frozenset({"from_dlpack", "fromDlpack", "to_dlpack", "toDlpack", "__dlpack__", "asarray"})
+# Array functions (numpy, cupy, jax.numpy) whose result has the input's shape and dtype.
+SHAPE_AND_DTYPE_PRESERVING = frozenset(
+    {
+        "abs",
+        "absolute",
+        "negative",
+        "positive",
+        "square",
+        "copy",
+        "ascontiguousarray",
+        "clip",
+        "flip",
+        "fliplr",
+        "flipud",
+        "sign",
+        "conj",
+        "nan_to_num",
+        "block_until_ready",
+    }
+)
+# Namespaces torch reserves for its own operators.
+_RESERVED_NAMESPACES = frozenset({"aten", "prim", "prims", "torch", "inductor", "quantized", "_"})
+OP_MARK = "graphweld dlpack-custom-op"
+
+
+@dataclass
+class _RoundTrip:
+    """One site: statements moved into the op (`moved`, may be empty), the from_dlpack call `importer`
+    and the statement holding it (`holder`), and the tensor expression `exported` goes out as."""
+
+    to_dlpack: cst.Call
+    importer: cst.Call
+    holder: cst.BaseStatement
+    moved: list[cst.BaseStatement]
+    exported: cst.BaseExpression
+    # Calls between the export and the import, when the data goes through another framework.
+    foreign_calls: list[cst.Call]
+
+
+class DlpackCustomOp(Rule):
+    """Move a DLPack round trip into a `torch.library.custom_op` with a fake kernel.
+
+    ## What it fixes
+    `torch.utils.dlpack.to_dlpack(x)` flowing into `from_dlpack(...)` in a compiled region: in one
+    expression, through a capsule variable across statements, or through another framework (cupy,
+    jax, numba) between the two. Any import style is recognised (`torch.from_dlpack`,
+    `from torch.utils.dlpack import to_dlpack, from_dlpack`, aliases).
+
+    ## Why the graph breaks
+    Dynamo cannot trace `torch._C._to_dlpack`: the call is "marked as skipped". With the default
+    `fullgraph=False` the graph breaks there; with `torch.compile(fullgraph=True, dynamic=True)` the
+    compilation fails (pytorch/pytorch#169112, reproduced on torch 2.13 on CPU and CUDA). A custom
+    operator is opaque to `torch.compile`: Dynamo records one call and never looks inside.
+
+    ## Example
+    ```python
+    class MyModel(nn.Module):
+        def forward(self, x):
+            dlpack = torch.utils.dlpack.to_dlpack(x)
+            return torch.utils.dlpack.from_dlpack(dlpack)
+    ```
+    becomes
+    ```python
+    @torch.library.custom_op("mymodule::dlpack_round_trip", mutates_args=())
+    def _dlpack_round_trip(tensor: torch.Tensor) -> torch.Tensor:
+        return torch.utils.dlpack.from_dlpack(torch.utils.dlpack.to_dlpack(tensor)).clone()
+
+
+    @_dlpack_round_trip.register_fake
+    def _dlpack_round_trip_fake(tensor):
+        return torch.empty_like(tensor)
+
+
+    class MyModel(nn.Module):
+        def forward(self, x):
+            return _dlpack_round_trip(x)
+    ```
+    The op's namespace comes from the module's path; `register_fake` describes the output with
+    symbolic shapes, so `dynamic=True` works. When the data goes through another framework between
+    the export and the import, every statement in between moves into the op too; the fake kernel
+    then needs the output's shape and dtype, which graphweld derives only when that code keeps
+    them (DLPack conversions, `abs`, `clip`, `copy`, ...); otherwise it reports the site and what
+    you must supply.
+
+    ## Safety
+    Safe: the op runs the same round trip eagerly and returns a copy (a custom op may not return
+    an alias of its input). A round trip aliases its input, so if the function later mutates the
+    input or the result in place (`y.add_(1)`, `y[0] = 1`, `y += 1`), that mutation no longer
+    shows through the other one: such a fix is unsafe. Sites whose capsule is used again, or
+    whose moved code reads local variables or binds names used later, are reported, not rewritten.
+    """
+
+    id = "dlpack-custom-op"
+    summary = "Move a DLPack round trip into a torch.library.custom_op with a register_fake kernel"
+    trigger_words = ("to_dlpack",)
+    node_types = (cst.FunctionDef,)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if not self.context.regions.is_compiled(node) or not isinstance(node.body, cst.IndentedBlock):
+            return
+        handled: set[int] = set()
+        taken = set(self.context.regions.module_names)
+        for statement, block in _statements(node.body.body):
+            for call in _own_calls(statement):
+                if self._qualify(call) not in DLPACK_IMPORTERS or id(call) in handled:
+                    continue
+                found = self._round_trip(node, statement, block, call)
+                if found is None:
+                    continue
+                handled.add(id(found.to_dlpack))
+                handled.add(id(call))
+                self._rewrite(node, found, taken)
+        for statement, block in _statements(node.body.body):
+            for call in _own_calls(statement):
+                if self._qualify(call) in DLPACK_BREAKERS and id(call) not in handled:
+                    handled.add(id(call))
+                    reason = self._foreign_region(node, statement, block, call, handled)
+                    if reason is not None:
+                        self.report(statement, f"`{self.context.code(statement)}` breaks the graph (DLPack export); {reason}")
+
+    # -- finding round trips ------------------------------------------------------------------
+
+    def _qualify(self, call: cst.Call) -> str | None:
+        return self.context.regions.imports.qualify(call.func)
+
+    def _round_trip(
+        self, function: cst.FunctionDef, statement: cst.BaseStatement, block: list[cst.BaseStatement], importer: cst.Call
+    ) -> _RoundTrip | None:
+        """`from_dlpack(to_dlpack(x))`, or `from_dlpack(capsule)` with `capsule = to_dlpack(x)` earlier
+        in the same block and nothing else using the capsule."""
+        if len(importer.args) != 1 or importer.args[0].keyword is not None or importer.args[0].star:
+            return None
+        argument = importer.args[0].value
+        if isinstance(argument, cst.Call) and self._qualify(argument) in DLPACK_BREAKERS:
+            exported = _single_argument(argument)
+            return _RoundTrip(argument, importer, statement, [], exported, []) if exported is not None else None
+        index = _index(block, statement)
+        if not isinstance(argument, cst.Name) or index is None:
+            return None
+        for position in range(index - 1, -1, -1):
+            earlier = block[position]
+            export = _capsule_export(earlier, argument.value)
+            if export is not None and self._qualify(export) in DLPACK_BREAKERS:
+                exported = _single_argument(export)
+                between = block[position + 1 : index]
+                if exported is None or _mentions(between, {argument.value} | _names_in(exported)):
+                    return None
+                if _read_after(function, statement, {argument.value}, skip=importer):
+                    return None  # the capsule is used again
+                return _RoundTrip(export, importer, statement, [earlier], exported, [])
+            if argument.value in bound_names([earlier]):
+                return None
+        return None
+
+    def _foreign_region(
+        self,
+        function: cst.FunctionDef,
+        statement: cst.BaseStatement,
+        block: list[cst.BaseStatement],
+        export: cst.Call,
+        handled: set[int],
+    ) -> str | None:
+        """A round trip through another framework: `capsule = to_dlpack(x)`, statements using
+        it, then a statement importing back with from_dlpack. Proposes the rewrite, or returns
+        why it cannot."""
+        context = self.context
+        capsule = _capsule_target(statement, export)
+        exported = _single_argument(export)
+        start = _index(block, statement)
+        not_back = (
+            "the capsule does not come back through from_dlpack in the same block, so there is no round trip to "
+            "move into a custom op: keep the export out of the compiled region"
+        )
+        if capsule is None or exported is None or start is None:
+            return not_back
+        end = None
+        for index in range(start + 1, len(block)):
+            if any(self._qualify(call) in DLPACK_IMPORTERS for call in _own_calls(block[index])):
+                end = index
+                break
+        if end is None:
+            return not_back
+        holder = block[end]
+        importer = next(call for call in _own_calls(holder) if self._qualify(call) in DLPACK_IMPORTERS)
+        handled.add(id(importer))
+        moved = block[start:end]
+        between = "the code between it and from_dlpack"
+        if not all(isinstance(s, cst.SimpleStatementLine) for s in moved):
+            return f"{between} is not a straight run of simple statements; move it into a custom op by hand"
+        if any(isinstance(n, (cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal)) for s in moved for n in iter_nodes(s)):
+            return f"{between} returns, yields or declares names; move it into a custom op by hand"
+        inner = [*moved, importer]
+        produced = bound_names(moved)
+        reads = loaded_names(inner, skip=exported) - produced
+        known = context.regions.module_names | set(context.regions.imports.aliases) | _BUILTINS
+        local_reads = sorted(reads - known)
+        if local_reads:
+            names = ", ".join(f"`{n}`" for n in local_reads)
+            return f"{between} reads local {names}; move it into a custom op by hand, passing {names} in"
+        leaked = sorted(_read_after(function, holder, produced, skip=importer))
+        if capsule in leaked:
+            return (
+                f"the capsule `{capsule}` is used again after from_dlpack (a capsule can be consumed only once); "
+                "move the round trip into a custom op by hand"
+            )
+        if leaked:
+            names = ", ".join(f"`{n}`" for n in leaked)
+            return f"{between} sets {names}, used afterwards; move the round trip into a custom op by hand"
+        foreign = [n for s in moved[1:] for n in iter_nodes(s) if isinstance(n, cst.Call)]
+        foreign += [n for arg in importer.args for n in iter_nodes(arg.value) if isinstance(n, cst.Call)]
+        found = _RoundTrip(export, importer, holder, moved, exported, foreign)
+        unknown = [call for call in foreign if _callee_leaf(call) not in DLPACK_CONVERSIONS | SHAPE_AND_DTYPE_PRESERVING]
+        if unknown:
+            return (
+                f"the data goes through `{context.code(unknown[0])}`, so graphweld cannot tell the shape "
+                "and dtype of what comes back: move those lines into a torch.library.custom_op yourself and give it "
+                "a register_fake kernel returning a tensor of that shape and dtype"
+            )
+        self._rewrite(function, found, set(context.regions.module_names))
+        return None
+
+    # -- rewriting ------------------------------------------------------------------------------
+
+    def _rewrite(self, function: cst.FunctionDef, found: _RoundTrip, taken: set[str]) -> None:
+        context = self.context
+        module = context.module
+        anchor = definitions_anchor(module)
+        if anchor is None:
+            self.report(found.holder, "DLPack round trip in a compiled region; the module has no import line to put the custom op after")
+            return
+        parameter = fresh_name("tensor", loaded_names([*found.moved, found.importer]))
+        body = self._op_body(found, parameter)
+        namespace = op_namespace(context.path)
+        extra: list[tuple[cst.CSTNode, Sequence[cst.BaseStatement]]] = []
+        op_function = self._existing_op(module, body, parameter)
+        if op_function is None:
+            op_function = fresh_name("_dlpack_round_trip", taken | _all_names(module))
+            definitions = _op_definitions(namespace, op_function, parameter, body)
+            if not binds_at_module_level(module, "torch", before=anchor):
+                definitions = [cst.parse_statement("import torch\n"), *definitions]
+                definitions[1] = definitions[1].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
+            extra.append((anchor, [anchor, *definitions]))
+        taken.add(op_function)
+        call = cst.Call(func=cst.Name(op_function), args=[cst.Arg(found.exported)])
+        new_holder = found.holder.deep_replace(found.importer, call)
+        if found.moved:
+            # Comments above the moved statements stay where they were.
+            new_holder = new_holder.with_changes(leading_lines=(*found.moved[0].leading_lines, *found.holder.leading_lines))
+        extra += [(statement, []) for statement in found.moved]
+        mutation = self._aliasing_mutation(function, found)
+        through = (
+            f" through `{context.code(found.foreign_calls[0])}`" if found.foreign_calls else ""
+        )
+        message = (
+            f"DLPack round trip{through} in compiled `{function.name.value}`: Dynamo cannot trace "
+            f"`to_dlpack` (with fullgraph=True the compile fails); move it into custom op `{op_function}` "
+            "with a fake kernel"
+        )
+        if mutation is not None:
+            message += (
+                f" (unsafe: the op returns a copy, and `{mutation}` mutates in place what the round trip "
+                "shared between input and result)"
+            )
+        self.propose(
+            found.holder,
+            [new_holder],
+            anchor=found.moved[0] if found.moved else found.holder,
+            message=message,
+            safety=Safety.UNSAFE if mutation is not None else Safety.SAFE,
+            extra=extra,
+        )
+
+    def _existing_op(self, module: cst.Module, body: list[cst.BaseStatement], parameter: str) -> str | None:
+        """A custom op graphweld made earlier in this module that does the same thing, if any."""
+        wanted = "".join(module.code_for_node(statement) for statement in body)
+        for statement in module.body:
+            if not (isinstance(statement, cst.FunctionDef) and OP_MARK in (statement.get_docstring() or "")):
+                continue
+            params = statement.params.params
+            if len(params) != 1 or not isinstance(statement.body, cst.IndentedBlock):
+                continue
+            own = params[0].name.value
+            existing = "".join(module.code_for_node(s) for s in statement.body.body[1:])
+            if own == parameter and existing == wanted:
+                return statement.name.value
+        return None
+
+    def _op_body(self, found: _RoundTrip, parameter: str) -> list[cst.BaseStatement]:
+        """The op's statements: the round trip on the op's parameter, returning a copy."""
+        argument = cst.Name(parameter)
+        export = found.to_dlpack.deep_replace(found.exported, argument)
+        if found.foreign_calls or len(found.moved) > 1:
+            first = found.moved[0].deep_replace(found.exported, argument).with_changes(leading_lines=())
+            statements = [first, *found.moved[1:]]
+            imported = found.importer
+        else:
+            # from_dlpack(to_dlpack(x)), in one expression or through a capsule variable.
+            statements = []
+            imported = found.importer.with_changes(args=[cst.Arg(export)]) if found.moved else found.importer.deep_replace(found.exported, argument)
+        copy = cst.Call(func=cst.Attribute(value=imported, attr=cst.Name("clone")))
+        return [*statements, cst.SimpleStatementLine(body=[cst.Return(value=copy)])]
+
+    def _aliasing_mutation(self, function: cst.FunctionDef, found: _RoundTrip) -> str | None:
+        """An in-place mutation of the round trip's input or result after it, if any."""
+        names = _names_in(found.exported) if isinstance(found.exported, cst.Name) else set()
+        holder = found.holder
+        if isinstance(holder, cst.SimpleStatementLine) and len(holder.body) == 1:
+            small = holder.body[0]
+            if isinstance(small, cst.Assign) and small.value is found.importer:
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        names.add(target.target.value)
+        if not names:
+            return None
+        after = False
+        for node in iter_nodes(function.body, prune=lambda n: isinstance(n, SCOPE_NODES)):
+            if node is holder:
+                after = True
+                continue
+            if not after:
+                continue
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                method = node.func.attr.value
+                if method.endswith("_") and not method.startswith("__") and _root_name(node.func.value) in names:
+                    return self.context.code(node)
+            if isinstance(node, cst.AugAssign) and _root_name(node.target) in names:
+                return self.context.code(node)
+            if (
+                isinstance(node, cst.AssignTarget)
+                and isinstance(node.target, cst.Subscript)
+                and _root_name(node.target) in names
+            ):
+                return self.context.code(node.target) + " = ..."
+        return None
+
+
+def op_namespace(path: str) -> str:
+    """A custom-op namespace from a module's path: `models/t5/modeling.py` -> `t5_modeling`."""
+    parts = [part for part in re.split(r"[\\/]", path) if part not in ("", ".", "..")]
+    if parts:
+        parts[-1] = re.sub(r"\.pyi?$", "", parts[-1])
+        if parts[-1] == "__init__":
+            parts.pop()
+    words = [re.sub(r"\W", "_", part).strip("_").lower() for part in parts[-2:]]
+    namespace = "_".join(word for word in words if word)
+    if not namespace or namespace in ("-", "stdin"):
+        namespace = "graphweld"
+    if namespace[0].isdigit() or keyword.iskeyword(namespace) or namespace in _RESERVED_NAMESPACES:
+        namespace = f"user_{namespace}"
+    return namespace
+
+
+def _op_definitions(namespace: str, function_name: str, parameter: str, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    op_name = function_name.lstrip("_")
+    definitions = list(
+        cst.parse_module(
+            f'@torch.library.custom_op("{namespace}::{op_name}", mutates_args=())\n'
+            f"def {function_name}({parameter}: torch.Tensor) -> torch.Tensor:\n"
+            f'    """A DLPack round trip as a custom op, opaque to torch.compile ({OP_MARK})."""\n'
+            f"    pass\n"
+            f"\n\n"
+            f"@{function_name}.register_fake\n"
+            f"def {function_name}_fake({parameter}):\n"
+            f"    return torch.empty_like({parameter})\n"
+        ).body
+    )
+    op = definitions[0]
+    assert isinstance(op, cst.FunctionDef) and isinstance(op.body, cst.IndentedBlock)
+    definitions[0] = op.with_changes(
+        body=op.body.with_changes(body=(op.body.body[0], *body)),
+        leading_lines=(cst.EmptyLine(), cst.EmptyLine()),
+    )
+    return definitions
+
+
+# -- tree helpers ------------------------------------------------------------------------------
+
+
+def _statements(body: Sequence[cst.BaseStatement]) -> Iterator[tuple[cst.BaseStatement, list[cst.BaseStatement]]]:
+    """Every statement of a function body with the block it is in, compound bodies included
+    (not nested functions or classes: they do not run where they are written)."""
+    block = list(body)
+    for statement in block:
+        yield statement, block
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        for child in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES))):
+            if isinstance(child, cst.IndentedBlock) and child is not statement:
+                yield from _statements(child.body)
+
+
+def _own_calls(statement: cst.BaseStatement) -> list[cst.Call]:
+    """Calls in a statement outside its indented blocks and nested scopes, in source order."""
+    return [
+        node
+        for node in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES)))
+        if isinstance(node, cst.Call)
+    ]
+
+
+def _single_argument(call: cst.Call) -> cst.BaseExpression | None:
+    if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
+        return call.args[0].value
+    return None
+
+
+def _capsule_export(statement: cst.BaseStatement, capsule: str) -> cst.Call | None:
+    """The call in `capsule = <call>`, when the statement is exactly that."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value == capsule
+            and isinstance(small.value, cst.Call)
+        ):
+            return small.value
+    return None
+
+
+def _capsule_target(statement: cst.BaseStatement, export: cst.Call) -> str | None:
+    """`capsule` when the statement is `capsule = <export>`."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.Assign) and small.value is export and len(small.targets) == 1:
+            target = small.targets[0].target
+            if isinstance(target, cst.Name):
+                return target.value
+    return None
+
+
+def _index(block: Sequence[cst.BaseStatement], statement: cst.BaseStatement) -> int | None:
+    return next((index for index, item in enumerate(block) if item is statement), None)
+
+
+def _names_in(expression: cst.CSTNode) -> set[str]:
+    return loaded_names([expression])
+
+
+def _mentions(statements: Sequence[cst.CSTNode], names: set[str]) -> bool:
+    return bool(loaded_names(statements) & names) or bool(bound_names(statements) & names)
+
+
+def _read_after(function: cst.FunctionDef, holder: cst.BaseStatement, names: set[str], skip: cst.CSTNode) -> set[str]:
+    """Which of `names` are read from `holder` on (outside `skip`), in source order, before a
+    statement binds them again (a rebinding in another branch ends the value's life too)."""
+    assert isinstance(function.body, cst.IndentedBlock)
+    order = [statement for statement, _ in _statements(function.body.body)]
+    start = _index(order, holder)
+    if start is None:
+        return set(names)
+    alive = set(names)
+    read: set[str] = set()
+    for statement in order[start:]:
+        read |= loaded_names(_own_parts(statement), skip=skip) & alive
+        alive -= bound_names([statement]) if isinstance(statement, cst.SimpleStatementLine) else set()
+        if not alive:
+            break
+    return read
+
+
+def _own_parts(statement: cst.BaseStatement) -> list[cst.CSTNode]:
+    """A statement's children other than its indented blocks (a compound statement's header)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return [statement]
+    return [child for child in iter_children(statement) if not isinstance(child, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally))]
+
+
+def _callee_leaf(call: cst.Call) -> str:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
+def _root_name(node: cst.BaseExpression) -> str | None:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _all_names(module: cst.Module) -> set[str]:
+    return {node.value for node in iter_nodes(module) if isinstance(node, cst.Name)}
+
+
+_BUILTINS = frozenset(dir(__import__("builtins")))

@@ -1,0 +1,438 @@
+"""nonstrict-helper: trace a pure helper that Dynamo cannot trace with torch._dynamo.nonstrict_trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from graphweld.blocks import binds_at_module_level, definitions_anchor
+from graphweld.regions import FunctionInfo
+from graphweld.rule import Rule, Safety
+from graphweld.scopes import (
+    SCOPE_NODES,
+    bound_names,
+    loaded_names,
+    parameter_names,
+    target_names,
+)
+from graphweld.torch_api import nonstrict_trace_name
+from graphweld.walk import iter_children, iter_nodes
+
+# Breaks that make a helper a candidate: Dynamo cannot trace it, though it may well be pure. I/O,
+# logging and DLPack breaks belong to isolate-io and dlpack-custom-op.
+CANDIDATE_KINDS = frozenset({"explicit", "untraceable", "configured"})
+# Python-level randomness and clocks: non-strict tracing would bake one value into the graph.
+NONDETERMINISTIC_PREFIXES = ("random.", "time.", "datetime.", "uuid.", "secrets.", "numpy.random.", "os.urandom")
+# Tensor methods that read values into Python: non-strict tracing bakes them in as constants.
+VALUE_READS = frozenset({"item", "tolist", "numpy", "data_ptr"})
+# Methods that mutate a Python list, dict or set in place.
+CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "remove", "clear", "update", "setdefault", "popitem", "discard", "pop"})
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """Why a helper breaks (the statement and the call), and why it is not pure (None if it is)."""
+
+    breaking: cst.CSTNode | None
+    cause: str
+    impurity: str | None
+
+
+class NonstrictHelper(Rule):
+    """Let Dynamo trace a pure helper it cannot trace, with `torch._dynamo.nonstrict_trace`.
+
+    ## What it fixes
+    A module-level function called from a compiled region whose body breaks the graph: an explicit
+    `torch._dynamo.graph_break()`, frame introspection (`inspect.currentframe()`,
+    `sys._getframe()`), a call from `extra-breakers`, or, with `--entry`, any break a run saw
+    inside it (in any file under the given paths).
+
+    ## Why the graph breaks
+    Dynamo traces Python bytecode and breaks the graph on what it cannot trace, splitting the
+    caller in pieces. PyTorch's docs ("Strategy 2: pure functions can always be compiled via an
+    escape hatch") prescribe `nonstrict_trace` for pure functions that use PyTorch tensor ops:
+    Dynamo records one call and non-strict tracing (the tracer behind `torch.export`) captures
+    its tensor operations into the same graph. Measured on torch 2.13: a helper calling
+    `inspect.currentframe()` splits its caller into 3 graphs; through `nonstrict_trace`, 1.
+
+    ## Example
+    ```python
+    def g(x):
+        y = x.sin()
+        torch._dynamo.graph_break()
+        z = y.sin()
+        return z
+
+
+    @torch.compile(fullgraph=True)
+    def f(x):
+        w = x.sin()
+        return g(w)
+    ```
+    becomes, when every caller of `g` in the module is compiled,
+    ```python
+    @torch._dynamo.nonstrict_trace
+    def g(x):
+        ...
+    ```
+    and otherwise (the seed's form) only the compiled call sites change:
+    ```python
+        return torch._dynamo.nonstrict_trace(g)(w)
+    ```
+    `torch.compiler.nonstrict_trace` is used instead when the installed torch has that public
+    alias.
+
+    ## Safety
+    Safe for pure helpers, which is what the rule checks: no I/O, no `global`/`nonlocal`, no
+    writes to attributes or items of objects it did not create, no Python randomness or clocks,
+    no reads of tensor values into Python (`.item()`, `.tolist()`), no reads of module-level
+    variables (non-strict tracing treats them as constants), and a returned value. Helpers it
+    calls in the same module are checked too. Anything else is reported, not rewritten: the docs
+    give no soundness guarantee for impure functions. Eager runs are unchanged (`nonstrict_trace`
+    only marks the function for Dynamo).
+    """
+
+    id = "nonstrict-helper"
+    summary = "Trace a pure helper Dynamo cannot trace through torch._dynamo.nonstrict_trace"
+    trigger_words = ("def",)
+    node_types = (cst.FunctionDef,)
+
+    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(context)
+        self._verdicts: dict[str, _Verdict | None] = {}
+        self._callee_impurities: dict[str, str | None] = {}
+        self._decorated: set[str] = set()
+        self._module_values: dict[str, bool] | None = None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        regions = self.context.regions
+        info = regions.function_info(node)
+        if info is None:
+            return
+        if (
+            _is_module_level(info)
+            and info.qualname in regions.root_names
+            and not regions.is_compile_root(node)
+            and not self._has_compiled_caller(node.name.value)
+        ):
+            # A run saw a break inside it; its compiled callers are in other modules.
+            self._consider(node.name.value, caller=None, statement=None)
+        if not regions.is_compiled(node):
+            return
+        local = parameter_names(node) | bound_names(_body(node))
+        for statement in _simple_statements(node):
+            for call in _calls(statement):
+                if isinstance(call.func, cst.Name) and call.func.value not in local:
+                    self._consider(call.func.value, caller=node, statement=statement)
+
+    # -- deciding ---------------------------------------------------------------------------------
+
+    def _consider(self, name: str, caller: cst.FunctionDef | None, statement: cst.BaseStatement | None) -> None:
+        helper = self.context.regions.module_function(name)
+        if helper is None or helper.node is caller or self.context.regions.is_compile_root(helper.node):
+            return
+        verdict = self._verdict(helper)
+        if verdict is None or name in self._decorated:
+            return
+        where = f"called from compiled `{caller.name.value}`" if caller is not None else "run under torch.compile (an entry's break)"
+        anchor = verdict.breaking or helper.node
+        if verdict.impurity is not None:
+            self._decorated.add(name)  # report once
+            self.report(
+                anchor,
+                f"`{name}`, {where}, breaks the graph ({verdict.cause}), but {verdict.impurity}; not rewritten "
+                "(nonstrict_trace is sound only for pure helpers that return their results)",
+            )
+            return
+        api = nonstrict_trace_name()
+        extra = self._torch_import()
+        if extra is None:
+            self._decorated.add(name)
+            self.report(anchor, f"`{name}` breaks the graph ({verdict.cause}); add `import torch` to trace it with {api}")
+            return
+        if caller is None or self._only_compiled_calls(name):
+            self._decorated.add(name)
+            decorator = cst.Decorator(decorator=cst.parse_expression(api))
+            decorated = helper.node.with_changes(decorators=(decorator, *helper.node.decorators))
+            self.propose(
+                helper.node,
+                [decorated],
+                anchor=anchor,
+                message=(
+                    f"`{name}`, {where}, breaks the graph ({verdict.cause}); it is pure, so let Dynamo trace it "
+                    f"non-strictly: decorate it with `@{api}`"
+                ),
+                safety=Safety.SAFE,
+                extra=extra,
+            )
+            return
+        assert statement is not None
+        wrapped = statement.visit(_WrapCalls(name, api))
+        self.propose(
+            statement,
+            [wrapped],  # type: ignore[list-item]
+            anchor=statement,
+            message=(
+                f"`{name}` breaks the graph ({verdict.cause}); it is pure, so call it through `{api}({name})` "
+                f"in compiled `{caller.name.value if caller is not None else ''}` (it is also used outside compiled code)"
+            ),
+            safety=Safety.SAFE,
+            extra=extra,
+        )
+
+    def _torch_import(self) -> list[tuple[cst.CSTNode, list[cst.BaseStatement]]] | None:
+        """Extra edits making `torch` a module-level name: none needed, or `import torch` added
+        after the imports; None when there is nowhere to add it."""
+        module = self.context.module
+        if binds_at_module_level(module, "torch"):
+            return []
+        anchor = definitions_anchor(module)
+        if anchor is None:
+            return None
+        return [(anchor, [anchor, cst.parse_statement("import torch\n")])]
+
+    def _verdict(self, helper: FunctionInfo) -> _Verdict | None:
+        name = helper.name
+        if name not in self._verdicts:
+            self._verdicts[name] = None  # recursion guard
+            self._verdicts[name] = self._judge(helper)
+        return self._verdicts[name]
+
+    def _judge(self, helper: FunctionInfo) -> _Verdict | None:
+        node = helper.node
+        context = self.context
+        qualify = context.regions.imports.qualify
+        decorators = {qualify(d) for d in helper.decorators}
+        breaking, cause = None, ""
+        for statement in _simple_statements(node, enter_scopes=True):
+            breaker = context.breakers.statement_breaker(statement)
+            if breaker is not None and breaker.kind in CANDIDATE_KINDS:
+                breaking, cause = statement, f"`{context.code(statement)}`"
+                break
+        if breaking is None:
+            if helper.qualname not in context.regions.root_names:
+                return None
+            only_other_kinds = any(context.breakers.statement_breaker(s) for s in _simple_statements(node, enter_scopes=True))
+            if only_other_kinds:
+                return None  # its I/O or DLPack break is another rule's to fix
+            cause = "a run of the entry saw a break inside it"
+        if decorators:
+            if any(d is not None and d.endswith(("nonstrict_trace", "allow_in_graph")) for d in decorators):
+                return None
+            return _Verdict(breaking, cause, f"it is decorated (`@{min(d or '?' for d in decorators)}`)")
+        return _Verdict(breaking, cause, self._impurity(helper))
+
+    # -- purity -----------------------------------------------------------------------------------
+
+    def _impurity(self, helper: FunctionInfo) -> str | None:
+        """Why the helper is not pure in the seed's sense, or None."""
+        node = helper.node
+        context = self.context
+        if node.asynchronous is not None:
+            return "it is a coroutine"
+        params = parameter_names(node)
+        local = bound_names(_body(node)) - params
+        module_values = self._module_variables()
+        returns_value = False
+        for current in iter_nodes(node.body):
+            if isinstance(current, (cst.Global, cst.Nonlocal)):
+                return f"it is not pure: it declares `{context.code(current)}`"
+            if isinstance(current, (cst.Yield, cst.Await)):
+                return "it is a generator" if isinstance(current, cst.Yield) else "it awaits"
+            if (
+                isinstance(current, cst.Return)
+                and current.value is not None
+                and not (isinstance(current.value, cst.Name) and current.value.value == "None")
+            ):
+                returns_value = True
+            if isinstance(current, cst.SimpleStatementLine):
+                breaker = context.breakers.statement_breaker(current)
+                if breaker is not None and breaker.kind in ("io", "logging"):
+                    return f"it is not pure: it performs I/O (`{context.code(current)}`)"
+            if isinstance(current, cst.Call):
+                problem = self._impure_call(current, local)
+                if problem is not None:
+                    return problem
+            for target in _written_targets(current):
+                root = _root_name(target)
+                if root is None or root not in local:
+                    return f"it is not pure: it writes `{context.code(target)}`, which it did not create"
+        for name in sorted(loaded_names([node.body]) - local - params):
+            if name in module_values and not module_values[name]:
+                return f"it reads module-level `{name}`, which non-strict tracing would freeze as a constant (pass it as an argument)"
+        if not returns_value:
+            return "it returns nothing, and nonstrict_trace needs its results returned"
+        return None
+
+    def _impure_call(self, call: cst.Call, local: set[str]) -> str | None:
+        context = self.context
+        name = context.regions.imports.qualify(call.func) or ""
+        if name.startswith(NONDETERMINISTIC_PREFIXES):
+            return f"it is not pure: it is nondeterministic (`{context.code(call)}`)"
+        if isinstance(call.func, cst.Attribute):
+            method = call.func.attr.value
+            if method in VALUE_READS:
+                return f"it reads tensor values into Python (`{context.code(call)}`), which non-strict tracing would freeze as constants"
+            root = _root_name(call.func.value)
+            if method in CONTAINER_MUTATORS and root is not None and root not in local:
+                return f"it is not pure: it mutates `{root}` in place (`{context.code(call)}`), which it did not create"
+        if isinstance(call.func, cst.Name):
+            callee = context.regions.module_function(call.func.value)
+            if callee is not None and call.func.value not in local:
+                impurity = self._callee_impurity(callee)
+                if impurity is not None:
+                    return f"it calls `{callee.name}`, which is not fit for it ({impurity})"
+        return None
+
+    def _callee_impurity(self, callee: FunctionInfo) -> str | None:
+        if callee.name not in self._callee_impurities:
+            self._callee_impurities[callee.name] = None  # recursion guard: a cycle counts as pure
+            impurity = self._impurity(callee)
+            if impurity is not None and impurity.startswith("it returns nothing"):
+                impurity = None  # a helper's helper may return nothing
+            self._callee_impurities[callee.name] = impurity
+        return self._callee_impurities[callee.name]
+
+    def _module_variables(self) -> dict[str, bool]:
+        """Module-level names bound by assignment -> whether every value is a literal constant."""
+        if self._module_values is None:
+            values: dict[str, bool] = {}
+            for statement in self.context.module.body:
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            for name in target_names(target.target):
+                                values[name] = values.get(name, True) and _is_constant(small.value)
+                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                        constant = isinstance(small, cst.AnnAssign) and small.value is not None and _is_constant(small.value)
+                        for name in target_names(small.target):
+                            values[name] = values.get(name, True) and constant
+            self._module_values = values
+        return self._module_values
+
+    # -- callers ----------------------------------------------------------------------------------
+
+    def _references(self, name: str) -> list[tuple[bool, cst.FunctionDef | None]]:
+        """Every load of `name` outside its own definition: (is it the callee of a call, the
+        innermost enclosing function)."""
+        found: list[tuple[bool, cst.FunctionDef | None]] = []
+        stack: list[tuple[cst.CSTNode, cst.FunctionDef | None]] = [(self.context.module, None)]
+        while stack:
+            current, function = stack.pop()
+            if isinstance(current, cst.FunctionDef):
+                if current.name.value == name and function is None:
+                    continue  # its own definition (and recursion)
+                for decorator in current.decorators:
+                    stack.append((decorator, function))
+                stack.append((current.body, current))
+                continue
+            if isinstance(current, cst.Call) and isinstance(current.func, cst.Name) and current.func.value == name:
+                found.append((True, function))
+                stack.extend((arg, function) for arg in current.args)
+                continue
+            if isinstance(current, cst.Name) and current.value == name:
+                found.append((False, function))
+                continue
+            if isinstance(current, cst.Attribute):
+                stack.append((current.value, function))
+                continue
+            stack.extend((child, function) for child in iter_children(current))
+        return found
+
+    def _only_compiled_calls(self, name: str) -> bool:
+        regions = self.context.regions
+        references = self._references(name)
+        return bool(references) and all(
+            is_call and function is not None and regions.is_compiled(function) for is_call, function in references
+        )
+
+    def _has_compiled_caller(self, name: str) -> bool:
+        regions = self.context.regions
+        return any(is_call and f is not None and regions.is_compiled(f) for is_call, f in self._references(name))
+
+
+class _WrapCalls(cst.CSTTransformer):
+    """`name(args)` -> `<api>(name)(args)` (the seed's call-site form)."""
+
+    def __init__(self, name: str, api: str) -> None:
+        super().__init__()
+        self.name = name
+        self.api = api
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if isinstance(original_node.func, cst.Name) and original_node.func.value == self.name:
+            wrapper = cst.Call(func=cst.parse_expression(self.api), args=[cst.Arg(cst.Name(self.name))])
+            return updated_node.with_changes(func=wrapper)
+        return updated_node
+
+
+def _is_module_level(info: FunctionInfo) -> bool:
+    return info.cls is None and info.parent is None and info.outer is None
+
+
+def _body(node: cst.FunctionDef) -> list[cst.BaseStatement]:
+    return list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
+
+
+def _simple_statements(node: cst.FunctionDef, enter_scopes: bool = False) -> list[cst.BaseStatement]:
+    """The function's simple statements (and compound statements with one-line suites), nested
+    blocks included; nested functions and classes only with `enter_scopes`."""
+    found: list[cst.BaseStatement] = []
+    prune = (lambda n: False) if enter_scopes else (lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef)))
+    for current in iter_nodes(node.body, prune=prune):
+        if isinstance(current, cst.SimpleStatementLine) or isinstance(current, cst.BaseCompoundStatement) and isinstance(getattr(current, "body", None), cst.SimpleStatementSuite):
+            found.append(current)
+    return found
+
+
+def _calls(statement: cst.BaseStatement) -> list[cst.Call]:
+    """Calls a statement makes where it is written (not inside lambdas or nested blocks)."""
+    return [
+        n for n in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES))) if isinstance(n, cst.Call)
+    ]
+
+
+def _written_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """Attribute and subscript targets a node writes or deletes."""
+    if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
+        targets = [node.target]
+    else:
+        return []
+    found: list[cst.BaseExpression] = []
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (cst.Tuple, cst.List)):
+            targets.extend(element.value for element in target.elements)
+        elif isinstance(target, cst.StarredElement):
+            targets.append(target.value)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            found.append(target)
+    return found
+
+
+def _root_name(node: cst.BaseExpression) -> str | None:
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _is_constant(value: cst.BaseExpression) -> bool:
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False", "None")
+    if isinstance(value, cst.UnaryOperation):
+        return _is_constant(value.expression)
+    if isinstance(value, cst.Tuple):
+        return all(_is_constant(element.value) for element in value.elements)
+    return False
+

@@ -1,0 +1,23 @@
+import cupy
+import torch
+
+
+@torch.library.custom_op("dlpack_custom_op_cupy_region_derived_in::dlpack_round_trip", mutates_args=())
+def _dlpack_round_trip(tensor: torch.Tensor) -> torch.Tensor:
+    """A DLPack round trip as a custom op, opaque to torch.compile (graphweld dlpack-custom-op)."""
+    capsule = torch.utils.dlpack.to_dlpack(tensor)
+    array = cupy.fromDlpack(capsule)
+    array = cupy.abs(array)
+    return torch.utils.dlpack.from_dlpack(array.toDlpack()).clone()
+
+
+@_dlpack_round_trip.register_fake
+def _dlpack_round_trip_fake(tensor):
+    return torch.empty_like(tensor)
+
+
+@torch.compile(fullgraph=True)
+def absolute_on_gpu(x):
+    y = x * 2
+    out = _dlpack_round_trip(y)
+    return out + 1

@@ -1,0 +1,9 @@
+# settings: unsafe_fixes=true
+import torch
+
+
+@torch.compile
+def bump(x):
+    y = torch.utils.dlpack.from_dlpack(torch.utils.dlpack.to_dlpack(x))
+    y.add_(1)
+    return x, y
