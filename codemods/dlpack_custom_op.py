@@ -68,7 +68,8 @@ class DlpackCustomOp(Rule):
     ## Why the graph breaks
     Dynamo cannot trace `torch._C._to_dlpack`: the call is "marked as skipped". With the default
     `fullgraph=False` the graph breaks there; with `torch.compile(fullgraph=True, dynamic=True)` the
-    compilation fails (pytorch/pytorch#169112, reproduced on torch 2.13 on CPU and CUDA). A custom
+    compilation fails (pytorch/pytorch#169112, reported on CUDA with torch 2.9; reproduced with
+    torch 2.13 on CPU). A custom
     operator is opaque to `torch.compile`: Dynamo records one call and never looks inside.
 
     ## Example
@@ -113,6 +114,11 @@ class DlpackCustomOp(Rule):
     summary = "Move a DLPack round trip into a torch.library.custom_op with a register_fake kernel"
     trigger_words = ("to_dlpack",)
     node_types = (cst.FunctionDef,)
+
+    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(context)
+        # Op body -> the op's name, for the ops proposed in this pass.
+        self._planned: dict[str, str] = {}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if not self.context.regions.is_compiled(node) or not isinstance(node.body, cst.IndentedBlock):
@@ -253,7 +259,10 @@ class DlpackCustomOp(Rule):
         extra: list[tuple[cst.CSTNode, Sequence[cst.BaseStatement]]] = []
         op_function = self._existing_op(module, body, parameter)
         if op_function is None:
-            op_function = fresh_name("_dlpack_round_trip", taken | _all_names(module))
+            # Sites doing the same round trip share one op, whichever change is applied first.
+            key = parameter + "".join(module.code_for_node(statement) for statement in body)
+            op_function = self._planned.get(key) or fresh_name("_dlpack_round_trip", taken | _all_names(module))
+            self._planned[key] = op_function
             definitions = _op_definitions(namespace, op_function, parameter, body)
             if not binds_at_module_level(module, "torch", before=anchor):
                 definitions = [cst.parse_statement("import torch\n"), *definitions]
@@ -480,9 +489,19 @@ def _read_after(function: cst.FunctionDef, holder: cst.BaseStatement, names: set
 
 
 def _own_parts(statement: cst.BaseStatement) -> list[cst.CSTNode]:
-    """A statement's children other than its indented blocks (a compound statement's header)."""
+    """What a statement reads where it is written: a compound statement's header, a simple
+    statement without the plain names it assigns to (`y = f(x)` reads `f` and `x`, not `y`)."""
     if isinstance(statement, cst.SimpleStatementLine):
-        return [statement]
+        parts: list[cst.CSTNode] = []
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                parts.append(small.value)
+                parts.extend(t.target for t in small.targets if not isinstance(t.target, (cst.Name, cst.Tuple, cst.List)))
+            elif isinstance(small, cst.AnnAssign):
+                parts.extend(node for node in (small.value,) if node is not None)
+            else:
+                parts.append(small)
+        return parts
     return [child for child in iter_children(statement) if not isinstance(child, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally))]
 
 

@@ -135,7 +135,10 @@ class NonstrictHelper(Rule):
         verdict = self._verdict(helper)
         if verdict is None or name in self._decorated:
             return
-        where = f"called from compiled `{caller.name.value}`" if caller is not None else "run under torch.compile (an entry's break)"
+        where = (
+            f"called from compiled `{caller.name.value}`" if caller is not None
+            else "which a run of the entry saw compiled from another module"
+        )
         anchor = verdict.breaking or helper.node
         if verdict.impurity is not None:
             self._decorated.add(name)  # report once

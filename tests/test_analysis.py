@@ -181,3 +181,70 @@ def test_entry_convention_factory():
         compiled = torch.compile(my_model_function())
         """
     ) == {"forward"}
+
+
+def test_entry_convention_compiles_the_model_my_model_function_returns():
+    source = """
+        import torch
+
+        class MyModel(torch.nn.Module):
+            def forward(self, x):
+                return self.helper(x)
+            def helper(self, x): ...
+
+        def my_model_function():
+            return MyModel()
+        """
+    # graphweld compiles what my_model_function() returns, in a module with GetInput() beside it.
+    assert compiled_names(source + "\n        def GetInput():\n            return torch.rand(2)\n") == {"forward", "helper"}
+    assert compiled_names(source) == set()
+
+
+def test_compile_through_a_renamed_import_and_a_factory_chain():
+    names = compiled_names(
+        """
+        import torch
+        from torch import compile as compile_fn
+
+        class A(torch.nn.Module):
+            def forward(self, x):
+                return x
+
+        def make():
+            return A()
+
+        def f(x): ...
+
+        fast = compile_fn(f)
+        model = make().to("cpu").eval()
+        torch.compile(model)
+        """
+    )
+    assert names == {"f", "forward"}
+
+
+def test_functions_dynamo_does_not_trace_are_not_regions():
+    assert compiled_names(
+        """
+        import torch
+
+        @torch._dynamo.nonstrict_trace
+        def traced_nonstrictly(x): ...
+
+        @torch.library.custom_op("ns::op", mutates_args=())
+        def op(x: torch.Tensor) -> torch.Tensor: ...
+
+        def plain(x): ...
+
+        @torch.compile
+        def f(x):
+            return traced_nonstrictly(x) + op(x) + plain(x)
+        """
+    ) == {"f", "plain"}
+
+
+def test_frame_introspection_breaks_the_graph():
+    module = cst.parse_module("import inspect, sys\ninspect.currentframe()\nsys._getframe(1)\ninspect.stack()\n")
+    catalog = BreakerCatalog(Settings(), CompiledRegions(module).imports)
+    kinds = [catalog.statement_breaker(statement) for statement in module.body[1:]]
+    assert [breaker.kind for breaker in kinds if breaker] == ["untraceable"] * 3

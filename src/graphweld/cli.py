@@ -292,7 +292,7 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
             "sites": [
                 {"file": item.site.file, "line": item.site.line, "gb": item.site.gb,
                  "type": "skipped frame" if item.site.skipped_frame else "graph break",
-                 "reason": item.site.reason, "rule": item.rule, "action": item.action}
+                 "reason": item.site.reason, "via": item.site.via or None, "rule": item.rule, "action": item.action}
                 for item in explained
             ],
         }, indent=2))
@@ -306,8 +306,9 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
     for item in explained:
         site = item.site
         fix_text_ = f"{item.rule}: {item.action}" if item.rule else item.action
+        reason = f"{site.reason} (in {_short(site.via)})" if site.via else site.reason
         table.add_row(f"{_short(site.file)}:{site.line}", site.gb, "skipped frame" if site.skipped_frame else "graph break",
-                      site.reason, fix_text_)
+                      reason, fix_text_)
     if explained:
         out.print(table)
     else:

@@ -68,6 +68,10 @@ class Change:
         theirs = other.regions or tuple((e.start_line, e.end_line) for e in other.edits)
         return any(ranges_overlap(a, b) for a in mine for b in theirs)
 
+    def replaces_line(self, line: int) -> bool:
+        """Whether 1-based `line` of the original text lies in a statement the change replaces."""
+        return any(start < line <= end for start, end in self.regions)
+
     def covers_line(self, line: int) -> bool:
         """Whether a hunk replaces (or inserts at) 1-based `line` of the original text."""
         return any(edit.start_line < line <= max(edit.end_line, edit.start_line + 1) for edit in self.edits)

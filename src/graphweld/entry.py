@@ -7,15 +7,19 @@ through the runner's import overlay, so nothing is written before verification p
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 DEFAULT_TIMEOUT = 600
 
@@ -33,6 +37,41 @@ class BreakSite:
     hint: str
     skipped_frame: bool
     explanation: str = ""
+    # The Python stack down to the break, outermost first: (file, line, function).
+    stack: tuple[tuple[str, int, str], ...] = ()
+    # Where Dynamo reported the break, when `file:line` is a caller of it (see `in_code`).
+    via: str = ""
+
+    def in_code(self, wanted: Callable[[str], bool]) -> "BreakSite | None":
+        """This site, or the innermost caller on its stack whose file is `wanted`, moved there: a
+        break inside `inspect.currentframe()` is fixed where the user's code calls it."""
+        if wanted(self.file):
+            return self
+        for file, line, _ in reversed(self.stack):
+            if wanted(file):
+                return dataclasses.replace(self, file=file, line=line, via=f"{self.file}:{self.line}")
+        return None
+
+
+def is_library_file(path: str) -> bool:
+    """Whether a file belongs to the Python standard library or to torch itself: code a user
+    does not rewrite (third-party packages such as transformers are rewritable)."""
+    torch_roots, site_roots, stdlib_roots = _library_roots()
+
+    def under(roots: tuple[str, ...]) -> bool:
+        return any(path.startswith(root + os.sep) for root in roots)
+
+    return under(torch_roots) or (under(stdlib_roots) and not under(site_roots))
+
+
+@functools.lru_cache(maxsize=1)
+def _library_roots() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    paths = sysconfig.get_paths()
+    spec = importlib.util.find_spec("torch")
+    torch_roots = tuple(os.path.realpath(p) for p in (spec.submodule_search_locations or []) if spec) if spec else ()
+    site_roots = tuple({os.path.realpath(paths[key]) for key in ("purelib", "platlib")})
+    stdlib_roots = tuple({os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib")})
+    return torch_roots, site_roots, stdlib_roots
 
 
 @dataclass
@@ -135,6 +174,7 @@ def run_entry(
             BreakSite(
                 file=b["file"], line=b["line"], gb=b["gb"], reason=b["reason"], hint=b["hint"],
                 skipped_frame=b["skipped_frame"], explanation=b.get("explanation", ""),
+                stack=tuple((frame[0], frame[1], frame[2]) for frame in b.get("stack", [])),
             )
             for b in result.get("breaks", [])
         ],

@@ -25,6 +25,7 @@ from typing import Any
 
 _SITE = re.compile(r"Graph break .*?in user code at (.+):(\d+)")
 _GB_ID = re.compile(r"/gb/(gb\d+)\.html")
+_FRAME = re.compile(r'^\s*File "(.+)", line (\d+), in (\S+)')
 
 
 class OverlayLoader(importlib.machinery.SourceFileLoader):
@@ -125,6 +126,14 @@ def parse_break(message: str) -> dict[str, Any] | None:
     explanation = next((line[len("Explanation:") :].strip() for line in lines if line.startswith("Explanation:")), "")
     hint = next((line[len("Hint:") :].strip() for line in lines if line.startswith("Hint:")), "")
     ids = _GB_ID.findall(message)
+    # "User code traceback:" lists the Python stack down to the break, outermost frame first.
+    traceback_at = message.find("User code traceback:")
+    stack = []
+    if traceback_at >= 0:
+        for line in message[traceback_at:].splitlines():
+            frame = _FRAME.match(line)
+            if frame is not None:
+                stack.append([os.path.realpath(frame.group(1)), int(frame.group(2)), frame.group(3)])
     return {
         "file": os.path.realpath(site.group(1)),
         "line": int(site.group(2)),
@@ -134,6 +143,7 @@ def parse_break(message: str) -> dict[str, Any] | None:
         "explanation": explanation,
         "hint": hint,
         "skipped_frame": "Skipping the function" in message or "Skipping the frame" in message,
+        "stack": stack,
     }
 
 

@@ -1,0 +1,58 @@
+"""Break sites read from Dynamo's graph-break log, and placed in the user's code."""
+
+from __future__ import annotations
+
+import inspect
+import os
+
+import torch
+import transformers
+
+from graphweld.entry import BreakSite, is_library_file
+from graphweld.runner import parse_break
+
+LOG = """Graph break in user code at /usr/lib/python3.11/inspect.py:1751
+Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):
+
+Attempted to call function marked as skipped
+  Explanation: Dynamo does not know how to trace the builtin `sys._getframe.`
+  Hint: If it is a Python builtin, please file an issue on GitHub.
+
+ For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0007.html
+
+User code traceback:
+  File "/work/run.py", line 5, in <module>
+    torch.compile(Model())(x)
+  File "/work/entry.py", line 8, in forward
+    z = scale(y)
+        ^^^^^^^^
+  File "/work/helpers.py", line 6, in scale
+    frame = inspect.currentframe()
+  File "/usr/lib/python3.11/inspect.py", line 1751, in currentframe
+    return sys._getframe(1) if hasattr(sys, "_getframe") else None
+"""
+
+
+def test_the_log_gives_the_site_its_gb_id_and_the_stack():
+    parsed = parse_break(LOG)
+    assert parsed is not None
+    assert (parsed["line"], parsed["gb"], parsed["reason"]) == (1751, "GB0007", "Attempted to call function marked as skipped")
+    frames = [(os.path.basename(file), line, function) for file, line, function in parsed["stack"]]
+    assert frames == [("run.py", 5, "<module>"), ("entry.py", 8, "forward"), ("helpers.py", 6, "scale"), ("inspect.py", 1751, "currentframe")]
+
+
+def test_a_site_in_library_code_moves_to_the_innermost_wanted_caller():
+    stack = (("/work/run.py", 5, "<module>"), ("/work/entry.py", 8, "forward"), ("/work/helpers.py", 6, "scale"))
+    site = BreakSite("/usr/lib/python3.11/inspect.py", 1751, "GB0007", "skipped", "", False, stack=stack)
+    moved = site.in_code(lambda file: file.startswith("/work/") and file != "/work/run.py")
+    assert moved is not None and (moved.file, moved.line, moved.via) == ("/work/helpers.py", 6, "/usr/lib/python3.11/inspect.py:1751")
+    assert site.in_code(lambda file: file == "/work/entry.py").line == 8
+    assert site.in_code(lambda file: False) is None
+    assert site.in_code(lambda file: True) is site
+
+
+def test_library_files_are_the_standard_library_and_torch_not_other_packages():
+    assert is_library_file(os.path.realpath(inspect.__file__))
+    assert is_library_file(os.path.realpath(torch.nn.functional.__file__))
+    assert not is_library_file(os.path.realpath(transformers.__file__))
+    assert not is_library_file(os.path.realpath(__file__))
