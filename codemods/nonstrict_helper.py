@@ -112,7 +112,7 @@ class NonstrictHelper(Rule):
             return
         if (
             _is_module_level(info)
-            and info.qualname in regions.root_names
+            and info.qualname in regions.called_names
             and not regions.is_compile_root(node)
             and not self._has_compiled_caller(node.name.value)
         ):
@@ -214,7 +214,7 @@ class NonstrictHelper(Rule):
                 breaking, cause = statement, f"`{context.code(statement)}`"
                 break
         if breaking is None:
-            if helper.qualname not in context.regions.root_names:
+            if helper.qualname not in context.regions.called_names:
                 return None
             only_other_kinds = any(context.breakers.statement_breaker(s) for s in _simple_statements(node, enter_scopes=True))
             if only_other_kinds:

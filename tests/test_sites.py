@@ -46,9 +46,22 @@ def test_a_site_in_library_code_moves_to_the_innermost_wanted_caller():
     site = BreakSite("/usr/lib/python3.11/inspect.py", 1751, "GB0007", "skipped", "", False, stack=stack)
     moved = site.in_code(lambda file: file.startswith("/work/") and file != "/work/run.py")
     assert moved is not None and (moved.file, moved.line, moved.via) == ("/work/helpers.py", 6, "/usr/lib/python3.11/inspect.py:1751")
-    assert site.in_code(lambda file: file == "/work/entry.py").line == 8
+    # scale() was called by the user's forward: a helper.
+    assert moved.caller == "/work/entry.py" and moved.called_by_user_code
+    entry = site.in_code(lambda file: file == "/work/entry.py")
+    assert (entry.line, entry.caller) == (8, "/work/run.py")
     assert site.in_code(lambda file: False) is None
-    assert site.in_code(lambda file: True) is site
+    unmoved = site.in_code(lambda file: True)
+    assert (unmoved.file, unmoved.line, unmoved.via, unmoved.caller) == (site.file, 1751, "", "/work/helpers.py")
+
+
+def test_the_function_torch_compile_was_given_is_not_a_helper():
+    # forward, called from torch's module machinery (and graphweld's runner), is the compiled frame.
+    torch_file = os.path.realpath(torch.nn.modules.module.__file__)
+    stack = (("/work/run.py", 5, "<module>"), (torch_file, 1789, "_call_impl"), ("/work/entry.py", 8, "forward"))
+    site = BreakSite("/work/entry.py", 8, "GB0025", "graph_break", "", False, stack=stack)
+    placed = site.in_code(lambda file: file == "/work/entry.py")
+    assert placed.caller == torch_file and not placed.called_by_user_code
 
 
 def test_library_files_are_the_standard_library_and_torch_not_other_packages():

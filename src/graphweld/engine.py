@@ -91,8 +91,10 @@ class Report:
 class Proposals:
     changes: list[Change] = field(default_factory=list)
     reports: list[Report] = field(default_factory=list)
-    # Qualified names of the functions that hold the given break sites.
+    # Qualified names of the functions that hold the given break sites, and of those among them
+    # that user code called (helpers).
     site_functions: frozenset[str] = frozenset()
+    called_functions: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -234,31 +236,40 @@ def propose(
     *,
     site_lines: frozenset[int] = frozenset(),
     site_functions: frozenset[str] = frozenset(),
+    called_lines: frozenset[int] = frozenset(),
+    called_functions: frozenset[str] = frozenset(),
 ) -> Proposals:
     """Every change and report the rules have for `text`, each change independent of the others.
 
     `site_lines` / `site_functions`: where a run of an entry saw graph breaks; the functions
     holding them are compiled regions even when nothing in the file compiles them.
+    `called_lines` / `called_functions`: the sites among them inside a function the user's code
+    called (a helper, rather than the function torch.compile was given).
     Raises SourceError when the text does not parse.
     """
     module = parse(text)
     rules = selected_rules(settings) if rules is None else rules
     regions = CompiledRegions(
-        module, assume_compiled=settings.assume_compiled, root_lines=site_lines, root_names=site_functions
+        module,
+        assume_compiled=settings.assume_compiled,
+        root_lines=site_lines,
+        root_names=site_functions,
+        called_lines=called_lines,
+        called_names=called_functions,
     )
-    site_functions = frozenset(regions.root_names)
+    empty = Proposals(site_functions=frozenset(regions.root_names), called_functions=frozenset(regions.called_names))
     if not rules or not regions.any_compiled:
-        return Proposals(site_functions=site_functions)
+        return empty
     context = RuleContext(module, settings, regions, path)
     instances = [rule(context) for rule in rules]
     _Dispatcher(context, instances).run(module)
     findings = [finding for rule in instances for finding in rule.findings]
     if not findings:
-        return Proposals(site_functions=site_functions)
+        return empty
 
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     suppressions = suppressed_lines(text)
-    proposals = Proposals(site_functions=site_functions)
+    proposals = Proposals(site_functions=empty.site_functions, called_functions=empty.called_functions)
     seen_reports: set[tuple[str, int, str]] = set()
     for finding in findings:
         location = _location(positions, finding.anchor)
@@ -314,11 +325,17 @@ class FixOutcome:
     reports: list[Report]
 
 
-def fix_text(text: str, path: str, settings: Settings, site_lines: frozenset[int] = frozenset()) -> FixOutcome:
+def fix_text(
+    text: str,
+    path: str,
+    settings: Settings,
+    site_lines: frozenset[int] = frozenset(),
+    called_lines: frozenset[int] = frozenset(),
+) -> FixOutcome:
     """Apply every allowed change, repeating until no rule proposes one.
 
-    `site_lines`: graph-break lines seen by a run (see `propose`); they are resolved to functions
-    in the first round, which later rounds keep although the lines move.
+    `site_lines`, `called_lines`: graph-break lines seen by a run (see `propose`); they are
+    resolved to functions in the first round, which later rounds keep although the lines move.
     Raises SourceError when the text does not parse. The result always parses: the last round
     parsed it.
     """
@@ -326,6 +343,7 @@ def fix_text(text: str, path: str, settings: Settings, site_lines: frozenset[int
     applied: list[Change] = []
     current = text
     site_functions: frozenset[str] = frozenset()
+    called_functions: frozenset[str] = frozenset()
     for round_number in range(MAX_ROUNDS):
         try:
             proposals = propose(
@@ -335,8 +353,10 @@ def fix_text(text: str, path: str, settings: Settings, site_lines: frozenset[int
                 rules,
                 site_lines=site_lines if round_number == 0 else frozenset(),
                 site_functions=site_functions,
+                called_lines=called_lines if round_number == 0 else frozenset(),
+                called_functions=called_functions,
             )
-            site_functions = proposals.site_functions
+            site_functions, called_functions = proposals.site_functions, proposals.called_functions
         except SourceError as exc:
             if round_number == 0:
                 raise

@@ -41,27 +41,42 @@ class BreakSite:
     stack: tuple[tuple[str, int, str], ...] = ()
     # Where Dynamo reported the break, when `file:line` is a caller of it (see `in_code`).
     via: str = ""
+    # The file of the frame that called the function holding `file:line`, when known.
+    caller: str = ""
 
     def in_code(self, wanted: Callable[[str], bool]) -> "BreakSite | None":
         """This site, or the innermost caller on its stack whose file is `wanted`, moved there: a
         break inside `inspect.currentframe()` is fixed where the user's code calls it."""
-        if wanted(self.file):
-            return self
-        for file, line, _ in reversed(self.stack):
+        frames = list(self.stack)
+        if not frames or (frames[-1][0], frames[-1][1]) != (self.file, self.line):
+            frames.append((self.file, self.line, ""))
+        for index in range(len(frames) - 1, -1, -1):
+            file, line, _ = frames[index]
             if wanted(file):
-                return dataclasses.replace(self, file=file, line=line, via=f"{self.file}:{self.line}")
+                caller = frames[index - 1][0] if index > 0 else ""
+                via = "" if index == len(frames) - 1 else f"{self.file}:{self.line}"
+                return dataclasses.replace(self, file=file, line=line, via=via, caller=caller)
         return None
+
+    @property
+    def called_by_user_code(self) -> bool:
+        """Whether the function holding the site was called from code outside the standard
+        library, torch and graphweld: a helper, not the function torch.compile was handed."""
+        return bool(self.caller) and not is_library_file(self.caller)
 
 
 def is_library_file(path: str) -> bool:
-    """Whether a file belongs to the Python standard library or to torch itself: code a user
-    does not rewrite (third-party packages such as transformers are rewritable)."""
+    """Whether a file belongs to the Python standard library, torch or graphweld itself: code a
+    user does not rewrite (third-party packages such as transformers are rewritable)."""
     torch_roots, site_roots, stdlib_roots = _library_roots()
 
     def under(roots: tuple[str, ...]) -> bool:
         return any(path.startswith(root + os.sep) for root in roots)
 
-    return under(torch_roots) or (under(stdlib_roots) and not under(site_roots))
+    return under(torch_roots) or under((_GRAPHWELD_ROOT,)) or (under(stdlib_roots) and not under(site_roots))
+
+
+_GRAPHWELD_ROOT = os.path.dirname(os.path.realpath(__file__))
 
 
 @functools.lru_cache(maxsize=1)

@@ -90,12 +90,15 @@ def _candidates(
 ) -> tuple[dict[str, Candidate], int]:
     """Rewrites of the files (as kept so far) that hold the sites `report` saw."""
     lines: dict[str, set[int]] = defaultdict(set)
+    called: dict[str, set[int]] = defaultdict(set)
     outside = 0
     for site in report.sites:
         # A break inside library code (inspect, torch) is fixed where the given files call it.
         placed = site.in_code(lambda file: file in under)
         if placed is not None:
             lines[placed.file].add(placed.line)
+            if placed.called_by_user_code:
+                called[placed.file].add(placed.line)
         else:
             outside += 1
     candidates: dict[str, Candidate] = {}
@@ -105,7 +108,9 @@ def _candidates(
             previous = kept.get(path)
             source = previous.source if previous is not None else read_source(path)
             text = previous.fixed if previous is not None else source.text
-            outcome = fix_text(text, path, settings, site_lines=frozenset(site_lines))
+            outcome = fix_text(
+                text, path, settings, site_lines=frozenset(site_lines), called_lines=frozenset(called[real])
+            )
         except SourceError as exc:
             errors[path] = str(exc)
             continue

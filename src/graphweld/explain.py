@@ -38,7 +38,11 @@ def explain_sites(report: RunReport, settings: Settings) -> list[ExplainedSite]:
         try:
             text = read_source(path).text
             proposals = propose(
-                text, path, settings.replace(unsafe_fixes=True), site_lines=frozenset(s.line for s in sites)
+                text,
+                path,
+                settings.replace(unsafe_fixes=True),
+                site_lines=frozenset(s.line for s in sites),
+                called_lines=frozenset(s.line for s in sites if s.called_by_user_code),
             )
         except SourceError:
             proposals = None

@@ -256,9 +256,13 @@ class CompiledRegions:
         assume_compiled: bool = False,
         root_lines: frozenset[int] = frozenset(),
         root_names: frozenset[str] = frozenset(),
+        called_lines: frozenset[int] = frozenset(),
+        called_names: frozenset[str] = frozenset(),
     ) -> None:
         """`root_lines`: lines where a run saw a graph break; the innermost function holding each
-        is a region (dynamic detection). `root_names`: the same, as qualified names."""
+        is a region (dynamic detection). `root_names`: the same, as qualified names.
+        `called_lines` / `called_names`: those of them whose function was called from the user's
+        code (not entered by torch.compile itself): helpers, in the run's view."""
         indexer = _Indexer(record_calls=not assume_compiled)
         indexer.index(module)
         self.imports = indexer.imports
@@ -275,6 +279,9 @@ class CompiledRegions:
         self.root_names = set(root_names)
         if root_lines:
             self.root_names |= self._innermost_functions(module, root_lines)
+        self.called_names = set(called_names)
+        if called_lines:
+            self.called_names |= self._innermost_functions(module, called_lines)
         extra_roots = [info for info in indexer.functions if info.qualname in self.root_names]
         if assume_compiled:
             self._compiled = {id(info.node) for info in indexer.functions} - disabled
@@ -401,7 +408,9 @@ class CompiledRegions:
             if isinstance(value, cst.Call):
                 found.extend(self._forward_of(created_class(value)))
             elif isinstance(value, cst.Name):
-                found.extend(self._forward_of(self._indexer.instances.get(value.value)))
+                function = self._lookup_function(value.value, factory)
+                # `return fn`: the factory hands out a function to compile.
+                found.extend([function] if function is not None else self._forward_of(self._indexer.instances.get(value.value)))
         return found
 
     def _resolve_target(self, expression: cst.BaseExpression, scope: FunctionInfo | None) -> list[FunctionInfo]:
