@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from graphweld.blocks import binds_at_module_level, definitions_anchor
+from graphweld.breakers import UNTRACEABLE_BREAKERS
 from graphweld.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import (
@@ -22,8 +23,9 @@ from graphweld.walk import iter_children, iter_nodes
 # Breaks that make a helper a candidate: Dynamo cannot trace it, though it may well be pure. I/O,
 # logging and DLPack breaks belong to isolate-io and dlpack-custom-op.
 CANDIDATE_KINDS = frozenset({"explicit", "untraceable", "configured"})
-# Python-level randomness and clocks: non-strict tracing would bake one value into the graph.
-NONDETERMINISTIC_PREFIXES = ("random.", "time.", "datetime.", "uuid.", "secrets.", "numpy.random.", "os.urandom")
+# Python-level randomness, clocks and interpreter state: non-strict tracing would bake one value
+# into the graph.
+NONDETERMINISTIC_PREFIXES = ("random.", "time.", "datetime.", "uuid.", "secrets.", "numpy.random.", "os.urandom", "gc.")
 # Tensor methods that read values into Python: non-strict tracing bakes them in as constants.
 VALUE_READS = frozenset({"item", "tolist", "numpy", "data_ptr"})
 # Methods that mutate a Python list, dict or set in place.
@@ -121,7 +123,7 @@ class NonstrictHelper(Rule):
         if not regions.is_compiled(node):
             return
         local = parameter_names(node) | bound_names(_body(node))
-        for statement in _simple_statements(node):
+        for statement in _statements(node):
             for call in _calls(statement):
                 if isinstance(call.func, cst.Name) and call.func.value not in local:
                     self._consider(call.func.value, caller=node, statement=statement)
@@ -208,7 +210,7 @@ class NonstrictHelper(Rule):
         qualify = context.regions.imports.qualify
         decorators = {qualify(d) for d in helper.decorators}
         breaking, cause = None, ""
-        for statement in _simple_statements(node, enter_scopes=True):
+        for statement in _simple_statements(node):
             breaker = context.breakers.statement_breaker(statement)
             if breaker is not None and breaker.kind in CANDIDATE_KINDS:
                 breaking, cause = statement, f"`{context.code(statement)}`"
@@ -216,7 +218,7 @@ class NonstrictHelper(Rule):
         if breaking is None:
             if helper.qualname not in context.regions.called_names:
                 return None
-            only_other_kinds = any(context.breakers.statement_breaker(s) for s in _simple_statements(node, enter_scopes=True))
+            only_other_kinds = any(context.breakers.statement_breaker(s) for s in _simple_statements(node))
             if only_other_kinds:
                 return None  # its I/O or DLPack break is another rule's to fix
             cause = "a run of the entry saw a break inside it"
@@ -266,13 +268,77 @@ class NonstrictHelper(Rule):
                 return f"it reads module-level `{name}`, which non-strict tracing would freeze as a constant (pass it as an argument)"
         if not returns_value:
             return "it returns nothing, and nonstrict_trace needs its results returned"
+        return self._frame_dependence(node)
+
+    def _frame_dependence(self, node: cst.FunctionDef) -> str | None:
+        """Whether what the helper returns depends on frame introspection: the call stack is an
+        input it does not take as an argument, and non-strict tracing runs it under other callers.
+        Follows values through assignments and in-place calls (`stack.append(frame)`), and
+        through the branches and loops they control (a `return` inside `if frame...:`)."""
+        qualify = self.context.regions.imports.qualify
+        in_scope = lambda n: isinstance(n, SCOPE_NODES)  # noqa: E731
+        sources = [
+            n for n in iter_nodes(node.body, prune=in_scope) if isinstance(n, cst.Call) and qualify(n.func) in UNTRACEABLE_BREAKERS
+        ]
+        if not sources:
+            return None
+        source_ids = {id(call) for call in sources}
+        statements = [n for n in iter_nodes(node.body, prune=in_scope) if isinstance(n, cst.BaseStatement)]
+        tainted: set[str] = set()
+        controlled: set[int] = set()  # statements inside a branch or loop a tainted value controls
+
+        def depends(expression: cst.CSTNode | None) -> bool:
+            if expression is None:
+                return False
+            if any(id(inner) in source_ids for inner in iter_nodes(expression, prune=in_scope)):
+                return True
+            return bool(loaded_names([expression]) & tainted)
+
+        def header(statement: cst.BaseStatement) -> list[cst.CSTNode]:
+            if isinstance(statement, (cst.If, cst.While)):
+                return [statement.test]
+            if isinstance(statement, cst.For):
+                return [statement.iter]
+            if isinstance(statement, cst.With):
+                return [item.item for item in statement.items]
+            return []
+
+        while True:
+            before = (len(tainted), len(controlled))
+            for statement in statements:
+                inside = id(statement) in controlled
+                if isinstance(statement, cst.SimpleStatementLine):
+                    for small in statement.body:
+                        if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and (inside or depends(small.value)):
+                            tainted |= bound_names([statement])
+                        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                            call = small.value
+                            # `stack.append(frame_info)` puts the value into `stack`.
+                            if isinstance(call.func, cst.Attribute) and (inside or any(depends(arg.value) for arg in call.args)):
+                                root = _root_name(call.func.value)
+                                if root is not None:
+                                    tainted.add(root)
+                elif inside or any(depends(part) for part in header(statement)):
+                    tainted |= bound_names([statement])
+                    controlled.update(
+                        id(n) for n in iter_nodes(statement, prune=in_scope) if isinstance(n, cst.BaseStatement) and n is not statement
+                    )
+            if (len(tainted), len(controlled)) == before:
+                break
+        for statement in statements:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Return) and (id(statement) in controlled or depends(small.value)):
+                    shown = self.context.code(sources[0])
+                    return f"its result depends on the call stack (`{shown}`), which non-strict tracing would freeze"
         return None
 
     def _impure_call(self, call: cst.Call, local: set[str]) -> str | None:
         context = self.context
         name = context.regions.imports.qualify(call.func) or ""
         if name.startswith(NONDETERMINISTIC_PREFIXES):
-            return f"it is not pure: it is nondeterministic (`{context.code(call)}`)"
+            return f"it is not pure: it reads randomness, clocks or process state (`{context.code(call)}`)"
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value
             if method in VALUE_READS:
@@ -371,6 +437,9 @@ class _WrapCalls(cst.CSTTransformer):
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
 
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        return False  # statements in a compound statement's body are changes of their own
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if isinstance(original_node.func, cst.Name) and original_node.func.value == self.name:
             wrapper = cst.Call(func=cst.parse_expression(self.api), args=[cst.Arg(cst.Name(self.name))])
@@ -386,15 +455,25 @@ def _body(node: cst.FunctionDef) -> list[cst.BaseStatement]:
     return list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
 
 
-def _simple_statements(node: cst.FunctionDef, enter_scopes: bool = False) -> list[cst.BaseStatement]:
+def _simple_statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
     """The function's simple statements (and compound statements with one-line suites), nested
-    blocks included; nested functions and classes only with `enter_scopes`."""
+    blocks included, nested functions and classes not: they do not run where they are written."""
     found: list[cst.BaseStatement] = []
-    prune = (lambda n: False) if enter_scopes else (lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef)))
-    for current in iter_nodes(node.body, prune=prune):
-        if isinstance(current, cst.SimpleStatementLine) or isinstance(current, cst.BaseCompoundStatement) and isinstance(getattr(current, "body", None), cst.SimpleStatementSuite):
+    for current in iter_nodes(node.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef))):
+        if isinstance(current, cst.SimpleStatementLine):
+            found.append(current)
+        elif isinstance(current, cst.BaseCompoundStatement) and isinstance(getattr(current, "body", None), cst.SimpleStatementSuite):
             found.append(current)
     return found
+
+
+def _statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
+    """Every statement of the function, compound ones included, not inside nested scopes."""
+    return [
+        current
+        for current in iter_nodes(node.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef)))
+        if isinstance(current, cst.BaseStatement) and not isinstance(current, (cst.FunctionDef, cst.ClassDef))
+    ]
 
 
 def _calls(statement: cst.BaseStatement) -> list[cst.Call]:

@@ -3,13 +3,15 @@ import sys
 from torch import compile as compile_fn
 
 
-def depth(x):
-    frame = sys._getframe()
-    return x * (frame is not None)
+def flat(x):
+    name = sys._getframe().f_code.co_name
+    if x.dim() == 0:
+        raise ValueError(f"{name} needs a tensor with dimensions")
+    return x.flatten()
 
 
 def run(x):
-    return depth(x) + 1
+    return flat(x) + 1
 
 
 fast = compile_fn(run)

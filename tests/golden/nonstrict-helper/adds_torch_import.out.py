@@ -5,13 +5,15 @@ import torch
 
 
 @torch._dynamo.nonstrict_trace
-def depth(x):
-    frame = sys._getframe()
-    return x * (frame is not None)
+def flat(x):
+    name = sys._getframe().f_code.co_name
+    if x.dim() == 0:
+        raise ValueError(f"{name} needs a tensor with dimensions")
+    return x.flatten()
 
 
 def run(x):
-    return depth(x) + 1
+    return flat(x) + 1
 
 
 fast = compile_fn(run)
