@@ -276,7 +276,7 @@ class NonstrictHelper(Rule):
         Follows values through assignments and in-place calls (`stack.append(frame)`), and
         through the branches and loops they control (a `return` inside `if frame...:`)."""
         qualify = self.context.regions.imports.qualify
-        in_scope = lambda n: isinstance(n, SCOPE_NODES)  # noqa: E731
+        in_scope = lambda n: isinstance(n, SCOPE_NODES)
         sources = [
             n for n in iter_nodes(node.body, prune=in_scope) if isinstance(n, cst.Call) and qualify(n.func) in UNTRACEABLE_BREAKERS
         ]
@@ -460,9 +460,7 @@ def _simple_statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
     blocks included, nested functions and classes not: they do not run where they are written."""
     found: list[cst.BaseStatement] = []
     for current in iter_nodes(node.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef))):
-        if isinstance(current, cst.SimpleStatementLine):
-            found.append(current)
-        elif isinstance(current, cst.BaseCompoundStatement) and isinstance(getattr(current, "body", None), cst.SimpleStatementSuite):
+        if isinstance(current, cst.SimpleStatementLine) or isinstance(current, cst.BaseCompoundStatement) and isinstance(getattr(current, "body", None), cst.SimpleStatementSuite):
             found.append(current)
     return found
 
