@@ -460,7 +460,8 @@ def _simple_statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
     blocks included, nested functions and classes not: they do not run where they are written."""
     found: list[cst.BaseStatement] = []
     for current in iter_nodes(node.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef))):
-        if isinstance(current, cst.SimpleStatementLine) or isinstance(current, cst.BaseCompoundStatement) and isinstance(getattr(current, "body", None), cst.SimpleStatementSuite):
+        one_line_suite = isinstance(getattr(current, "body", None), cst.SimpleStatementSuite)
+        if isinstance(current, cst.SimpleStatementLine) or (isinstance(current, cst.BaseCompoundStatement) and one_line_suite):
             found.append(current)
     return found
 
