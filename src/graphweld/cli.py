@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.engine import FileResult, RuleSelectionError, process_source, run, selected_rules
@@ -62,6 +63,7 @@ def main() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--diff", "show_diff", is_flag=True, help="Print the changes as a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
+@click.option("--interactive", "-i", is_flag=True, help="Review each change as a diff and choose which to apply.")
 @click.option("--select", multiple=True, metavar="IDS", help="Only these rules (comma-separated ids, or ALL).")
 @click.option("--ignore", multiple=True, metavar="IDS", help="Skip these rules (comma-separated ids).")
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that can change behaviour.")
@@ -81,6 +83,7 @@ def fix(
     paths: tuple[str, ...],
     show_diff: bool,
     check: bool,
+    interactive: bool,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     unsafe_fixes: bool | None,
@@ -124,7 +127,13 @@ def fix(
         raise _fail(str(exc))
 
     pending_mode = check or show_diff
-    if entry is not None:
+    if interactive:
+        if show_diff or check or output_format != "text" or reading_stdin:
+            raise _fail("--interactive cannot be combined with --diff, --check, --format json or '-' (stdin)")
+        if not sys.stdin.isatty():
+            raise _fail("--interactive needs a terminal to ask questions on (stdin is not a terminal); use --diff to review changes non-interactively")
+        code = _fix_interactive(paths, settings, entry, device, compile_options, timeout)
+    elif entry is not None:
         if reading_stdin:
             raise _fail("--entry cannot be combined with '-' (stdin)")
         code = _fix_with_entry(entry, paths, settings, device, compile_options, timeout, show_diff, check, output_format)
@@ -135,6 +144,79 @@ def fix(
     if code == EXIT_PENDING and (exit_zero or not pending_mode):
         code = EXIT_OK
     raise click.exceptions.Exit(code)
+
+
+def _fix_interactive(
+    paths: Sequence[str], settings: Settings, entry: str | None, device: str, compile_options: str | None, timeout: float
+) -> int:
+    from graphweld.review import Review
+
+    console = _stdout()
+    verify = sites = None
+    if entry is not None:
+        from graphweld.entry import EntryError
+
+        try:
+            with _stderr().status("running the entry eagerly and compiled", spinner="dots"):
+                verify, sites = _entry_verifier(entry, paths, settings, device, compile_options, timeout)
+        except EntryError as exc:
+            raise _fail(str(exc))
+    review = Review(settings, console, ask=lambda prompt: console.input(Text(prompt, style="bold")), verify=verify, sites=sites)
+    try:
+        summary = review.run(paths)
+    except KeyboardInterrupt:
+        console.print()
+        written = ", ".join(review.summary.written) or "none"
+        _stderr().print(f"interrupted: the file under review was left unchanged (files written: {written})", highlight=False)
+        return 130
+    console.print(
+        f"{summary.accepted} change(s) applied, {summary.declined} skipped, {len(summary.written)} file(s) written.",
+        highlight=False,
+    )
+    if summary.unsafe_not_offered:
+        console.print(f"{summary.unsafe_not_offered} unsafe fix(es) not offered; add --unsafe-fixes to review them.")
+    return EXIT_ERROR if summary.errors else EXIT_OK
+
+
+def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, device: str, compile_options: str | None,
+                    timeout: float):  # type: ignore[no-untyped-def]
+    """For review with --entry: the sites a run of the entry saw in the files under `paths`,
+    and a function telling how one rewritten file verifies."""
+    from collections import defaultdict
+
+    from graphweld.discover import discover
+    from graphweld.entry import EntryError, parse_compile_options, run_entry
+    from graphweld.review import FileSites
+    from graphweld.verify import judge
+
+    options = parse_compile_options(compile_options)
+    before = run_entry(entry, ("eager", "compiled"), device=device, compile_options=options, timeout=timeout)
+    files, _ = discover(paths, settings.exclude)
+    under = {os.path.realpath(path) for path in files}
+    lines: dict[str, set[int]] = defaultdict(set)
+    called: dict[str, set[int]] = defaultdict(set)
+    for site in before.sites:
+        placed = site.in_code(lambda file: file in under)
+        if placed is not None:
+            lines[placed.file].add(placed.line)
+            if placed.called_by_user_code:
+                called[placed.file].add(placed.line)
+    sites = {file: FileSites(frozenset(lines[file]), frozenset(called[file])) for file in lines}
+
+    def verify(path: str, text: str) -> str:
+        # Files reviewed earlier are already written; only this one is served from memory.
+        overlay = {os.path.realpath(path): text}
+        try:
+            after = run_entry(entry, ("compiled",), device=device, compile_options=options, overlay=overlay, timeout=timeout)
+        except EntryError as exc:
+            return f"the entry failed with this change: {exc}"
+        verdict = judge(before, after, check_stdout=True)
+        picture = f"graphs {before.graphs} -> {after.graphs}, skipped frames {before.skipped_frames} -> {after.skipped_frames}"
+        if verdict.ok:
+            return f"verified: {picture}, outputs equal"
+        return f"NOT verified: {picture}; " + "; ".join(verdict.problems)
+
+    return verify, sites
 
 
 def _collect(paths: Sequence[str], settings: Settings, jobs: int | None, show_progress: bool) -> list[FileResult]:

@@ -384,7 +384,7 @@ def process_source(path: str, data: bytes, settings: Settings) -> FileResult:
             return result
         result.parsed = True
         outcome = fix_text(source.text, path, settings)
-        if outcome.text != source.text and not _compiles(outcome.text, path) and _compiles(source.text, path):
+        if outcome.text != source.text and not compiles(outcome.text, path) and compiles(source.text, path):
             raise SourceError("internal error: the rewritten code does not compile (CPython); file left unchanged")
         if outcome.text != source.text:
             source.encode(outcome.text)  # fails early if the text cannot be written back
@@ -401,7 +401,7 @@ def process_source(path: str, data: bytes, settings: Settings) -> FileResult:
     return result
 
 
-def _compiles(text: str, path: str) -> bool:
+def compiles(text: str, path: str) -> bool:
     """CPython's compiler checks more than libcst's parser (e.g. `continue` outside a loop)."""
     try:
         compile(text, path, "exec", dont_inherit=True)

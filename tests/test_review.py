@@ -1,0 +1,157 @@
+"""`graphweld fix --interactive`, driven through a real pseudo-terminal with pexpect."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from graphweld.engine import fix_text
+from graphweld.settings import Settings
+
+THREE_CHANGES = Path(__file__).parent / "review" / "three_changes.py"
+PROMPT = r"\[q\]uit \[\?\]help"
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    shutil.copy(THREE_CHANGES, tmp_path / "model.py")
+    return tmp_path
+
+
+def spawn(workdir: Path, *args: str) -> pexpect.spawn:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "TERM": "xterm"}
+    return pexpect.spawn(
+        sys.executable, ["-m", "graphweld", "fix", "--interactive", *args], cwd=str(workdir), env=env, encoding="utf-8", timeout=60
+    )
+
+
+def answer(child: pexpect.spawn, *replies: str) -> None:
+    for reply in replies:
+        child.expect(PROMPT)
+        child.sendline(reply)
+
+
+def finish(child: pexpect.spawn) -> str:
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.before
+
+
+def split_functions(text: str) -> dict[str, str]:
+    """Source of each top-level function, by name."""
+    parts = text.split("\n@torch.compile\ndef ")
+    return {part.split("(", 1)[0]: part for part in parts[1:]}
+
+
+def test_yes_no_yes_applies_the_first_and_third_change(workdir: Path):
+    original = (workdir / "model.py").read_text()
+    child = spawn(workdir, "model.py")
+    answer(child, "y", "n", "y")
+    output = finish(child)
+    assert child.exitstatus == 0
+    assert "2 change(s) applied, 1 skipped, 1 file(s) written." in output
+    fixed = split_functions((workdir / "model.py").read_text())
+    before = split_functions(original)
+    everything = split_functions(fix_text(original, "model.py", Settings()).text)
+    assert fixed["first"] == everything["first"] != before["first"]
+    assert fixed["second"] == before["second"] != everything["second"]
+    assert fixed["third"] == everything["third"] != before["third"]
+
+
+def test_each_change_is_shown_with_its_rule_safety_and_diff(workdir: Path):
+    child = spawn(workdir, "model.py")
+    child.expect(PROMPT)
+    shown = child.before
+    assert "model.py:16:9" in shown and "hoist-with" in shown and "[safe]" in shown
+    assert "Split a `with` block around a graph break" in shown
+    assert "-        torch._dynamo.graph_break()" in shown and "+    torch._dynamo.graph_break()" in shown
+    child.sendline("?")
+    child.expect(PROMPT)
+    assert "apply it and every remaining change in this file" in child.before
+    child.sendline("q")
+    finish(child)
+
+
+def test_all_applies_every_remaining_change_like_fix(workdir: Path):
+    original = (workdir / "model.py").read_text()
+    child = spawn(workdir, "model.py")
+    answer(child, "n", "a")
+    output = finish(child)
+    assert "2 change(s) applied, 1 skipped" in output
+    fixed = split_functions((workdir / "model.py").read_text())
+    everything = split_functions(fix_text(original, "model.py", Settings()).text)
+    assert fixed["first"] == split_functions(original)["first"]
+    assert (fixed["second"], fixed["third"]) == (everything["second"], everything["third"])
+
+
+def test_done_moves_to_the_next_file_and_quit_stops(workdir: Path):
+    shutil.copy(THREE_CHANGES, workdir / "other.py")
+    original = (workdir / "model.py").read_text()
+    child = spawn(workdir, "model.py", "other.py")
+    answer(child, "y", "d")  # model.py: first change, then done
+    child.expect(PROMPT)
+    assert "other.py:16:9" in child.before
+    child.sendline("y")
+    answer(child, "q")  # other.py: first change, then quit: written, no more questions
+    output = finish(child)
+    assert "2 change(s) applied" in output and "2 file(s) written" in output
+    for name in ("model.py", "other.py"):
+        fixed = split_functions((workdir / name).read_text())
+        assert fixed["first"] != split_functions(original)["first"]
+        assert fixed["second"] == split_functions(original)["second"]
+
+
+def test_ctrl_c_leaves_the_file_under_review_untouched(workdir: Path):
+    shutil.copy(THREE_CHANGES, workdir / "other.py")
+    original = (workdir / "model.py").read_bytes()
+    child = spawn(workdir, "model.py", "other.py")
+    answer(child, "a")  # model.py fully written
+    answer(child, "y")  # other.py: one change accepted, not yet written
+    child.expect(PROMPT)
+    child.sendintr()
+    output = finish(child)
+    assert child.exitstatus == 130 or child.signalstatus is not None
+    assert "interrupted" in output
+    assert (workdir / "other.py").read_bytes() == original
+    assert (workdir / "model.py").read_text() == fix_text(original.decode(), "model.py", Settings()).text
+
+
+def test_refuses_without_a_terminal(workdir: Path):
+    completed = subprocess.run(
+        [sys.executable, "-m", "graphweld", "fix", "--interactive", "model.py"],
+        cwd=workdir, capture_output=True, text=True, timeout=60, input="y\n",
+    )
+    assert completed.returncode == 2
+    assert "needs a terminal" in completed.stderr
+    assert (workdir / "model.py").read_text() == THREE_CHANGES.read_text()
+
+
+def test_interactive_cannot_be_combined_with_diff(workdir: Path):
+    child = spawn(workdir, "--diff", "model.py")
+    output = finish(child)
+    assert child.exitstatus == 2 and "cannot be combined" in output
+
+
+@pytest.mark.slow
+def test_with_an_entry_each_change_shows_its_verification(tmp_path: Path):
+    entries = Path(__file__).parent / "entries"
+    for name in ("helper_entry.py", "helpers.py"):
+        shutil.copy(entries / name, tmp_path / name)
+    child = spawn(tmp_path, "--entry", "helper_entry.py", "--compile-options", "backend=eager", "helpers.py")
+    child.timeout = 180
+    child.expect(PROMPT)
+    assert "verification: verified: graphs 4 -> 3" in child.before and "outputs equal" in child.before
+    child.sendline("y")
+    child.expect(PROMPT)
+    # Verified together with the change accepted before it.
+    assert "verification: verified: graphs 4 -> 1" in child.before
+    child.sendline("y")
+    output = finish(child)
+    assert "2 change(s) applied" in output
+    assert (tmp_path / "helpers.py").read_text().count("@torch._dynamo.nonstrict_trace") == 2
