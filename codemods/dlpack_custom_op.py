@@ -111,6 +111,7 @@ class DlpackCustomOp(Rule):
     """
 
     id = "dlpack-custom-op"
+    reference = "https://docs.pytorch.org/tutorials/advanced/custom_ops_landing_page.html"
     summary = "Move a DLPack round trip into a torch.library.custom_op with a register_fake kernel"
     trigger_words = ("to_dlpack",)
     node_types = (cst.FunctionDef,)

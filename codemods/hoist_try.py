@@ -59,6 +59,7 @@ class HoistTry(Rule):
     """
 
     id = "hoist-try"
+    reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.skipped_functions.html"
     summary = "Split a `try` block around a graph break, duplicating its handlers"
     trigger_words = ("try",)
     node_types = (cst.Try,)

@@ -83,6 +83,7 @@ class HoistWith(Rule):
     """
 
     id = "hoist-with"
+    reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.skipped_functions.html"
     summary = "Split a `with` block around a graph break Dynamo cannot resume in"
     trigger_words = ("with",)
     node_types = (cst.With,)

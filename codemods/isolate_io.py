@@ -88,6 +88,7 @@ class IsolateIO(Rule):
     """
 
     id = "isolate-io"
+    reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html"
     summary = "Keep I/O out of compiled graphs: split the function, defer logging, or guard it"
     trigger_words = tuple(sorted({name.rsplit(".", 1)[-1] for name in IO_BREAKERS} | LOGGING_METHODS))
     node_types = (cst.FunctionDef, cst.If, cst.SimpleStatementLine)

@@ -96,6 +96,7 @@ class NonstrictHelper(Rule):
     """
 
     id = "nonstrict-helper"
+    reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.dynamo_nonstrict_trace.html"
     summary = "Trace a pure helper Dynamo cannot trace through torch._dynamo.nonstrict_trace"
     trigger_words = ("def",)
     node_types = (cst.FunctionDef,)

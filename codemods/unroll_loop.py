@@ -97,6 +97,7 @@ class UnrollLoop(Rule):
     """
 
     id = "unroll-loop"
+    reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.skipped_functions.html"
     summary = "Unroll a constant loop that holds a graph break, so Dynamo can resume after it"
     trigger_words = ("for", "while")
     node_types = (cst.For, cst.While)

@@ -505,6 +505,14 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
 
 
 @main.command()
+def lsp() -> None:
+    """Run the language server over stdio (for editors: diagnostics and quick fixes)."""
+    from graphweld.lsp import main as serve
+
+    serve()
+
+
+@main.command()
 @click.argument("rule_id", required=False)
 def rules(rule_id: str | None) -> None:
     """List the rules, or print the documentation of RULE_ID."""
@@ -521,7 +529,7 @@ def rules(rule_id: str | None) -> None:
     rule = RULES_BY_ID.get(rule_id)
     if rule is None:
         raise _fail(f"unknown rule id '{rule_id}' (known: {', '.join(RULES_BY_ID)})")
-    out.print(Markdown(f"# {rule.id}\n\n{inspect.cleandoc(rule.__doc__ or '')}"))
+    out.print(Markdown(f"# {rule.id}\n\n{inspect.cleandoc(rule.__doc__ or '')}\n\n## Reference\n{rule.reference}"))
 
 
 if __name__ == "__main__":  # pragma: no cover

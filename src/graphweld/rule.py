@@ -84,6 +84,8 @@ class Rule:
 
     id: ClassVar[str]
     summary: ClassVar[str]
+    # The PyTorch documentation the fix comes from (linked from editor diagnostics).
+    reference: ClassVar[str]
     # Keywords a file must contain for the rule to apply (the bytes prefilter).
     trigger_words: ClassVar[tuple[str, ...]]
     # The node types whose visit_* methods the dispatcher calls.

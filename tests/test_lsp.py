@@ -1,0 +1,141 @@
+"""`graphweld lsp` end to end: a real LSP client (pytest-lsp) talking to the server over stdio."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from graphweld.edits import split_lines
+from graphweld.engine import fix_text
+from graphweld.settings import Settings
+
+TWO_SITES = Path(__file__).parent / "lsp" / "two_sites.py"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "graphweld", "lsp"]))
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    root = tmp_path_factory.mktemp("workspace")
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri())
+    )
+    lsp_client.root = root  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+def open_document(client: LanguageClient, name: str, text: str) -> str:
+    path = client.root / name  # type: ignore[attr-defined]
+    path.write_text(text)
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+    )
+    return uri
+
+
+async def diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return list(client.diagnostics.get(uri, []))
+
+
+def apply(text: str, edits: list[types.TextEdit]) -> str:
+    """Apply LSP edits (whole-line ranges, as graphweld sends them), last first."""
+    lines = split_lines(text)
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start, end = edit.range.start, edit.range.end
+        assert start.character == 0 and end.character == 0
+        lines[start.line : end.line] = split_lines(edit.new_text)
+    return "".join(lines)
+
+
+async def test_diagnostics_and_quick_fixes_match_graphweld_fix(client: LanguageClient):
+    text = TWO_SITES.read_text()
+    uri = open_document(client, "model.py", text)
+    found = await diagnostics(client, uri)
+    assert sorted((d.code, d.range.start.line + 1) for d in found) == [("hoist-with", 16), ("unroll-loop", 24)]
+    for diagnostic in found:
+        assert diagnostic.source == "graphweld" and "fix available" in diagnostic.message
+        assert diagnostic.code_description is not None and diagnostic.code_description.href.startswith("https://docs.pytorch.org/")
+
+    fixed = text
+    for diagnostic in sorted(found, key=lambda d: d.range.start.line, reverse=True):
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=diagnostic.range,
+                context=types.CodeActionContext(diagnostics=[diagnostic], only=[types.CodeActionKind.QuickFix]),
+            )
+        )
+        (action,) = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+        assert diagnostic.code in action.title and action.is_preferred
+        # Each action is just its change, against the text the server has: apply them bottom-up.
+        fixed = apply(fixed, action.edit.changes[uri])
+    assert fixed == fix_text(text, "model.py", Settings()).text
+
+
+async def test_fix_all_source_action_applies_every_safe_fix(client: LanguageClient):
+    text = TWO_SITES.read_text()
+    uri = open_document(client, "fix_all.py", text)
+    await diagnostics(client, uri)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+            context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll]),
+        )
+    )
+    (action,) = actions
+    assert action.kind == "source.fixAll.graphweld"
+    assert apply(text, action.edit.changes[uri]) == fix_text(text, "fix_all.py", Settings()).text
+
+
+async def test_syntax_error_gives_no_diagnostics_and_no_crash(client: LanguageClient):
+    uri = open_document(client, "broken.py", "import torch\n\n@torch.compile\ndef f(x:\n    return x\n")
+    assert await diagnostics(client, uri) == []
+    # The server is still alive and answers.
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    assert not actions
+
+
+async def test_a_change_clears_a_diagnostic_that_no_longer_applies(client: LanguageClient):
+    text = TWO_SITES.read_text()
+    uri = open_document(client, "edited.py", text)
+    assert len(await diagnostics(client, uri)) == 2
+    edited = text.replace("        torch._dynamo.graph_break()\n    return x\n", "    return x\n")
+    assert edited != text
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
+        )
+    )
+    remaining = await diagnostics(client, uri)
+    assert [d.code for d in remaining] == ["hoist-with"]
+
+
+async def test_unsafe_fixes_are_offered_but_labelled(client: LanguageClient):
+    text = "import torch\n\n\n@torch.compile\ndef f(x):\n    y = x * 2\n    if y.sum() > 0:\n        print(y.shape)\n    return y\n"
+    uri = open_document(client, "unsafe.py", text)
+    (diagnostic,) = await diagnostics(client, uri)
+    assert diagnostic.code == "isolate-io" and "unsafe fix available" in diagnostic.message
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    quick = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+    assert len(quick) == 1 and "unsafe" in quick[0].title and not quick[0].is_preferred
+    # Fix-all applies safe fixes only: nothing here.
+    assert not [a for a in actions if a.kind == "source.fixAll.graphweld"]
