@@ -139,3 +139,10 @@ async def test_unsafe_fixes_are_offered_but_labelled(client: LanguageClient):
     assert len(quick) == 1 and "unsafe" in quick[0].title and not quick[0].is_preferred
     # Fix-all applies safe fixes only: nothing here.
     assert not [a for a in actions if a.kind == "source.fixAll.graphweld"]
+
+
+async def test_settings_come_from_the_workspace_pyproject(client: LanguageClient):
+    root = client.root  # type: ignore[attr-defined]
+    (root / "pyproject.toml").write_text('[tool.graphweld]\nignore = ["unroll-loop"]\n')
+    uri = open_document(client, "configured.py", TWO_SITES.read_text())
+    assert [d.code for d in await diagnostics(client, uri)] == ["hoist-with"]
