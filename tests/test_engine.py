@@ -124,3 +124,27 @@ def test_changes_to_nested_statements_conflict_even_when_hunks_do_not():
     assert loop.overlaps(split)
     fixed = fix_text(source, "m.py", Settings(unsafe_fixes=True, select=frozenset({"unroll-loop", "hoist-try"}))).text
     compile(fixed, "m.py", "exec")  # every `continue` was translated
+
+
+def test_changes_generated_per_statement_equal_whole_module_generation(monkeypatch):
+    """Each change's text is generated only for the top-level statements it touches; it must be
+    what generating the whole module gives."""
+    import graphweld.engine as engine
+    from graphweld.edits import apply_edits
+
+    settings = Settings(unsafe_fixes=True, assume_compiled=True)
+    cases = sorted((Path(__file__).parent / "golden").glob("*/*.in.py"))
+    texts = [case.read_text() for case in cases]
+    texts.append(texts[0].replace("\n", "\r\n"))  # other line endings
+    texts.append("# header comment\n\n" + texts[1] + "\n\n# footer comment\n")
+    spliced = [[apply_edits(text, c.edits) for c in propose(text, "case.py", settings).changes] for text in texts]
+    original_init = engine._Splicer.__init__
+
+    def whole_module(self, module, text):  # type: ignore[no-untyped-def]
+        original_init(self, module, text)
+        self.exact = False
+
+    monkeypatch.setattr(engine._Splicer, "__init__", whole_module)
+    whole = [[apply_edits(text, c.edits) for c in propose(text, "case.py", settings).changes] for text in texts]
+    assert spliced == whole
+    assert sum(len(changes) for changes in spliced) > 50

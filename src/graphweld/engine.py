@@ -25,13 +25,13 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.discover import discover
-from graphweld.edits import TextEdit, apply_edits, minimal_edits, ranges_overlap
+from graphweld.edits import TextEdit, apply_edits, minimal_edits, ranges_overlap, split_lines
 from graphweld.regions import CompiledRegions
 from graphweld.rule import Rule, RuleContext, Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, decode_source, read_bytes
 from graphweld.suppression import is_suppressed, suppressed_lines
-from graphweld.walk import walk
+from graphweld.walk import iter_nodes, walk
 
 # A rule set that keeps proposing after this many rounds has a bug; the file is left alone.
 MAX_ROUNDS = 10
@@ -208,6 +208,54 @@ class _Replace(cst.CSTTransformer):
         return cst.FlattenSentinel(replacement)
 
 
+class _Splicer:
+    """The edits of one change, generating code only for the top-level statements it touches.
+
+    Generating the whole module for every change made files with many sites quadratic. A module's
+    code is its header, then each top-level statement's code, then its footer; a change replaces
+    nodes inside some top-level statements, so only those are generated again and compared.
+    """
+
+    def __init__(self, module: cst.Module, text: str) -> None:
+        self.module = module
+        self.text = text
+        self.pieces = [module.code_for_node(statement) for statement in module.body]
+        header = "".join(module.code_for_node(line) for line in module.header)
+        footer = "".join(module.code_for_node(line) for line in module.footer)
+        # When header, pieces and footer do not add up to the text (no newline at the end of the
+        # file, say), the whole module is generated instead.
+        self.exact = text == header + "".join(self.pieces) + footer
+        self.first_line = len(split_lines(header))
+        self._top: dict[int, int] | None = None
+
+    def _top_index(self, node: cst.CSTNode) -> int | None:
+        if self._top is None:
+            self._top = {}
+            for index, statement in enumerate(self.module.body):
+                for inner in iter_nodes(statement):
+                    self._top[id(inner)] = index
+        return self._top.get(id(node))
+
+    def edits(self, targets: Sequence[cst.CSTNode], replacements: dict[int, Sequence[cst.BaseStatement]]) -> tuple[TextEdit, ...]:
+        tops = {self._top_index(target) for target in targets}
+        if not self.exact or None in tops:
+            return minimal_edits(self.text, self.module.visit(_Replace(replacements)).code)
+        edits: list[TextEdit] = []
+        line_of = [self.first_line]
+        for piece in self.pieces:
+            line_of.append(line_of[-1] + len(split_lines(piece)))
+        for index in sorted(tops):  # type: ignore[type-var]
+            statement = self.module.body[index]
+            replacement = replacements.get(id(statement))
+            if replacement is None:
+                new_code = self.module.code_for_node(statement.visit(_Replace(replacements)))
+            else:
+                new_code = "".join(self.module.code_for_node(node) for node in replacement)
+            for edit in minimal_edits(self.pieces[index], new_code):
+                edits.append(TextEdit(edit.start_line + line_of[index], edit.end_line + line_of[index], edit.new_text))
+        return tuple(edits)
+
+
 def parse(text: str) -> cst.Module:
     """Parse source text, turning libcst's multi-line error into one line."""
     try:
@@ -271,6 +319,7 @@ def propose(
     suppressions = suppressed_lines(text)
     proposals = Proposals(site_functions=empty.site_functions, called_functions=empty.called_functions)
     seen_reports: set[tuple[str, int, str]] = set()
+    splicer: _Splicer | None = None
     for finding in findings:
         location = _location(positions, finding.anchor)
         lines = (location.line,)
@@ -281,16 +330,15 @@ def propose(
         if finding.is_fix:
             replacements = {id(finding.target): finding.replacement}
             replacements.update({id(target): replacement for target, replacement in finding.extra})
-            new_text = module.visit(_Replace(replacements)).code
             targets = [finding.target, *(target for target, _ in finding.extra)]
+            if splicer is None:
+                splicer = _Splicer(module, text)
+            edits = splicer.edits(targets, replacements)
             replaced_lines = tuple(
                 (positions[target].start.line - 1, positions[target].end.line) for target in targets if target in positions
             )
             proposals.changes.append(
-                Change(
-                    path, finding.rule, finding.safety, location, finding.message, minimal_edits(text, new_text),
-                    replaced_lines,
-                )
+                Change(path, finding.rule, finding.safety, location, finding.message, edits, replaced_lines)
             )
         elif (finding.rule, location.line, finding.message) not in seen_reports:
             seen_reports.add((finding.rule, location.line, finding.message))
