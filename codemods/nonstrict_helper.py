@@ -98,7 +98,10 @@ class NonstrictHelper(Rule):
     id = "nonstrict-helper"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.dynamo_nonstrict_trace.html"
     summary = "Trace a pure helper Dynamo cannot trace through torch._dynamo.nonstrict_trace"
-    trigger_words = ("def",)
+    # Words of the breaks it handles: explicit breaks and frame introspection (and, added by the
+    # engine, the names in `extra-breakers`).
+    trigger_words = ("graph_break", "skip_frame", "currentframe", "_getframe", "stack")
+    triggered_by_configured_breakers = True
     node_types = (cst.FunctionDef,)
 
     def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
@@ -107,6 +110,7 @@ class NonstrictHelper(Rule):
         self._callee_impurities: dict[str, str | None] = {}
         self._decorated: set[str] = set()
         self._module_values: dict[str, bool] | None = None
+        self._breaking: set[str] | None = None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         regions = self.context.regions
@@ -121,13 +125,22 @@ class NonstrictHelper(Rule):
         ):
             # A run saw a break inside it; its compiled callers are in other modules.
             self._consider(node.name.value, caller=None, statement=None)
-        if not regions.is_compiled(node):
+        if not regions.is_compiled(node) or not self._breaking_helpers():
             return
         local = parameter_names(node) | bound_names(_body(node))
+        wanted = self._breaking_helpers() - local
         for statement in _statements(node):
             for call in _calls(statement):
-                if isinstance(call.func, cst.Name) and call.func.value not in local:
+                if isinstance(call.func, cst.Name) and call.func.value in wanted:
                     self._consider(call.func.value, caller=node, statement=statement)
+
+    def _breaking_helpers(self) -> set[str]:
+        """Module-level functions whose body breaks the graph (the only calls worth a look)."""
+        if self._breaking is None:
+            self._breaking = {
+                info.name for info in self.context.regions.module_functions() if self._verdict(info) is not None
+            }
+        return self._breaking
 
     # -- deciding ---------------------------------------------------------------------------------
 

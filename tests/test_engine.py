@@ -127,8 +127,8 @@ def test_changes_to_nested_statements_conflict_even_when_hunks_do_not():
 
 
 def test_changes_generated_per_statement_equal_whole_module_generation(monkeypatch):
-    """Each change's text is generated only for the top-level statements it touches; it must be
-    what generating the whole module gives."""
+    """Each change's text is generated only for the statements it replaces; it must be what
+    generating the whole module gives."""
     import graphweld.engine as engine
     from graphweld.edits import apply_edits
 
@@ -138,13 +138,18 @@ def test_changes_generated_per_statement_equal_whole_module_generation(monkeypat
     texts.append(texts[0].replace("\n", "\r\n"))  # other line endings
     texts.append("# header comment\n\n" + texts[1] + "\n\n# footer comment\n")
     spliced = [[apply_edits(text, c.edits) for c in propose(text, "case.py", settings).changes] for text in texts]
-    original_init = engine._Splicer.__init__
+    calls = []
+    real_statement_edits = engine._Splicer._statement_edits
 
-    def whole_module(self, module, text):  # type: ignore[no-untyped-def]
-        original_init(self, module, text)
-        self.exact = False
+    def counted(self, target, replacement):  # type: ignore[no-untyped-def]
+        found = real_statement_edits(self, target, replacement)
+        calls.append(found is not None)
+        return found
 
-    monkeypatch.setattr(engine._Splicer, "__init__", whole_module)
+    monkeypatch.setattr(engine._Splicer, "_statement_edits", counted)
+    assert [[apply_edits(text, c.edits) for c in propose(text, "case.py", settings).changes] for text in texts] == spliced
+    assert calls and all(calls), "every golden change was generated statement by statement"
+    monkeypatch.setattr(engine._Splicer, "_statement_edits", lambda self, target, replacement: None)
     whole = [[apply_edits(text, c.edits) for c in propose(text, "case.py", settings).changes] for text in texts]
     assert spliced == whole
     assert sum(len(changes) for changes in spliced) > 50

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from graphweld.names import ImportTable, dotted_name
-from graphweld.walk import walk
+from graphweld.walk import is_expression, walk
 
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch._dynamo.optimize"})
 # Decorators after which Dynamo does not trace the function's body.
@@ -108,7 +108,7 @@ class _Indexer:
         handler = self._enter.get(type(node))
         if handler is not None:
             handler(node)
-        if not self.record_calls and isinstance(node, cst.BaseExpression):
+        if not self.record_calls and is_expression(node):
             return False
         return True
 
@@ -297,18 +297,18 @@ class CompiledRegions:
                     outer = outer.outer
 
     def _innermost_functions(self, module: cst.Module, lines: frozenset[int]) -> set[str]:
-        from libcst.metadata import MetadataWrapper, PositionProvider
+        from graphweld.positions import node_spans
 
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        spans = node_spans(module, [info.node for info in self._indexer.functions])
         found: set[str] = set()
         for line in lines:
             holders = [
                 info
                 for info in self._indexer.functions
-                if positions[info.node].start.line <= line <= positions[info.node].end.line
+                if spans[id(info.node)].start_line <= line <= spans[id(info.node)].end_line
             ]
             if holders:
-                found.add(max(holders, key=lambda info: positions[info.node].start.line).qualname)
+                found.add(max(holders, key=lambda info: spans[id(info.node)].start_line).qualname)
         return found
 
     def _close_over_calls(
@@ -349,6 +349,10 @@ class CompiledRegions:
 
     def function_info(self, node: cst.FunctionDef) -> FunctionInfo | None:
         return self._by_node.get(id(node))
+
+    def module_functions(self) -> list[FunctionInfo]:
+        """The functions defined at module level."""
+        return list(self._indexer.module_functions.values())
 
     def module_function(self, name: str) -> FunctionInfo | None:
         """The function `def name` at module level, if the module has one."""

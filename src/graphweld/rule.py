@@ -86,8 +86,10 @@ class Rule:
     summary: ClassVar[str]
     # The PyTorch documentation the fix comes from (linked from editor diagnostics).
     reference: ClassVar[str]
-    # Keywords a file must contain for the rule to apply (the bytes prefilter).
+    # Words a text must contain for the rule to apply (the bytes prefilter, and per rule in propose).
     trigger_words: ClassVar[tuple[str, ...]]
+    # Whether the names in `extra-breakers` count as trigger words too.
+    triggered_by_configured_breakers: ClassVar[bool] = False
     # The node types whose visit_* methods the dispatcher calls.
     node_types: ClassVar[tuple[type[cst.CSTNode], ...]]
 

@@ -74,3 +74,13 @@ def walk(
         children = list(iter_children(node))
         children.reverse()
         stack.extend((child, False) for child in children)
+
+
+@functools.lru_cache(maxsize=None)
+def _is_expression_type(node_type: type) -> bool:
+    return issubclass(node_type, cst.BaseExpression)
+
+
+def is_expression(node: cst.CSTNode) -> bool:
+    """`isinstance(node, cst.BaseExpression)`, without an abstract-class check per node."""
+    return _is_expression_type(type(node))
