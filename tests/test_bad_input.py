@@ -15,24 +15,8 @@ import pytest
 from graphweld.engine import fix_text
 from graphweld.settings import Settings
 
-BROKEN = '''import torch
+from test_cli import BROKEN  # the same model: a graph break inside an unresumable `with`
 
-
-class Ctx:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-@torch.compile
-def fn(x):
-    with Ctx():
-        x = x + 1
-        torch._dynamo.graph_break()
-        return x * 2
-'''
 FIXED = fix_text(BROKEN, "model.py", Settings()).text
 
 

@@ -13,7 +13,8 @@ from graphweld.edits import split_lines
 from graphweld.engine import fix_text
 from graphweld.settings import Settings
 
-TWO_SITES = Path(__file__).parent / "lsp" / "two_sites.py"
+# Three sites: hoist-with (line 16), unroll-loop (line 24), hoist-with (line 32).
+THREE_SITES = Path(__file__).parent / "review" / "three_changes.py"
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "graphweld", "lsp"]))
@@ -53,10 +54,11 @@ def apply(text: str, edits: list[types.TextEdit]) -> str:
 
 
 async def test_diagnostics_and_quick_fixes_match_graphweld_fix(client: LanguageClient):
-    text = TWO_SITES.read_text()
+    """A document with hoist-with and unroll-loop sites: every diagnostic, and its quick fix."""
+    text = THREE_SITES.read_text()
     uri = open_document(client, "model.py", text)
     found = await diagnostics(client, uri)
-    assert sorted((d.code, d.range.start.line + 1) for d in found) == [("hoist-with", 16), ("unroll-loop", 24)]
+    assert sorted((d.range.start.line + 1, d.code) for d in found) == [(16, "hoist-with"), (24, "unroll-loop"), (32, "hoist-with")]
     for diagnostic in found:
         assert diagnostic.source == "graphweld" and "fix available" in diagnostic.message
         assert diagnostic.code_description is not None and diagnostic.code_description.href.startswith("https://docs.pytorch.org/")
@@ -78,7 +80,7 @@ async def test_diagnostics_and_quick_fixes_match_graphweld_fix(client: LanguageC
 
 
 async def test_fix_all_source_action_applies_every_safe_fix(client: LanguageClient):
-    text = TWO_SITES.read_text()
+    text = THREE_SITES.read_text()
     uri = open_document(client, "fix_all.py", text)
     await diagnostics(client, uri)
     actions = await client.text_document_code_action_async(
@@ -108,9 +110,9 @@ async def test_syntax_error_gives_no_diagnostics_and_no_crash(client: LanguageCl
 
 
 async def test_a_change_clears_a_diagnostic_that_no_longer_applies(client: LanguageClient):
-    text = TWO_SITES.read_text()
+    text = THREE_SITES.read_text()
     uri = open_document(client, "edited.py", text)
-    assert len(await diagnostics(client, uri)) == 2
+    assert len(await diagnostics(client, uri)) == 3
     edited = text.replace("        torch._dynamo.graph_break()\n    return x\n", "    return x\n")
     assert edited != text
     client.text_document_did_change(
@@ -120,7 +122,7 @@ async def test_a_change_clears_a_diagnostic_that_no_longer_applies(client: Langu
         )
     )
     remaining = await diagnostics(client, uri)
-    assert [d.code for d in remaining] == ["hoist-with"]
+    assert [d.code for d in remaining] == ["hoist-with", "hoist-with"]
 
 
 async def test_unsafe_fixes_are_offered_but_labelled(client: LanguageClient):
@@ -144,5 +146,5 @@ async def test_unsafe_fixes_are_offered_but_labelled(client: LanguageClient):
 async def test_settings_come_from_the_workspace_pyproject(client: LanguageClient):
     root = client.root  # type: ignore[attr-defined]
     (root / "pyproject.toml").write_text('[tool.graphweld]\nignore = ["unroll-loop"]\n')
-    uri = open_document(client, "configured.py", TWO_SITES.read_text())
-    assert [d.code for d in await diagnostics(client, uri)] == ["hoist-with"]
+    uri = open_document(client, "configured.py", THREE_SITES.read_text())
+    assert [d.code for d in await diagnostics(client, uri)] == ["hoist-with", "hoist-with"]

@@ -149,8 +149,13 @@ def fix(
 def _fix_interactive(
     paths: Sequence[str], settings: Settings, entry: str | None, device: str, compile_options: str | None, timeout: float
 ) -> int:
+    import signal
+
     from graphweld.review import Review
 
+    # Ctrl-C must stop the review even when started from a shell that ignores SIGINT for
+    # background jobs (the disposition is inherited).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     console = _stdout()
     verify = sites = None
     if entry is not None:
