@@ -33,7 +33,7 @@ from graphweld.rule import Rule, RuleContext, Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, decode_source, read_bytes
 from graphweld.suppression import is_suppressed, suppressed_lines
-from graphweld.walk import is_expression, iter_children, iter_nodes, walk
+from graphweld.walk import is_expression, iter_children, walk
 
 # A rule set that keeps proposing after this many rounds has a bug; the file is left alone.
 MAX_ROUNDS = 10
