@@ -13,7 +13,7 @@ from graphweld.blocks import binds_at_module_level, definitions_anchor
 from graphweld.breakers import DLPACK_BREAKERS, DLPACK_IMPORTERS
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import SCOPE_NODES, bound_names, fresh_name, loaded_names
-from graphweld.walk import iter_children, iter_nodes
+from graphweld.walk import children, iter_nodes
 
 # Calls that hand the same data over between frameworks: shape and dtype pass through unchanged.
 DLPACK_CONVERSIONS = frozenset({"from_dlpack", "fromDlpack", "to_dlpack", "toDlpack", "__dlpack__", "asarray"})
@@ -503,7 +503,7 @@ def _own_parts(statement: cst.BaseStatement) -> list[cst.CSTNode]:
             else:
                 parts.append(small)
         return parts
-    return [child for child in iter_children(statement) if not isinstance(child, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally))]
+    return [child for child in children(statement) if not isinstance(child, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally))]
 
 
 def _callee_leaf(call: cst.Call) -> str:

@@ -18,7 +18,7 @@ from graphweld.scopes import (
     target_names,
 )
 from graphweld.torch_api import nonstrict_trace_name
-from graphweld.walk import iter_children, iter_nodes
+from graphweld.walk import children, iter_nodes
 
 # Breaks that make a helper a candidate: Dynamo cannot trace it, though it may well be pure. I/O,
 # logging and DLPack breaks belong to isolate-io and dlpack-custom-op.
@@ -422,7 +422,7 @@ class NonstrictHelper(Rule):
             if isinstance(current, cst.Attribute):
                 stack.append((current.value, function))
                 continue
-            stack.extend((child, function) for child in iter_children(current))
+            stack.extend((child, function) for child in children(current))
         return found
 
     def _only_compiled_calls(self, name: str) -> bool:

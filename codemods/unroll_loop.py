@@ -17,7 +17,7 @@ from graphweld.scopes import (
     parameter_names,
     target_names,
 )
-from graphweld.walk import iter_children, iter_nodes
+from graphweld.walk import children, iter_nodes
 
 BODY_NAME = "_loop_body"
 FLOW_NAME = "_flow"
@@ -467,7 +467,7 @@ def _footer(body: cst.BaseSuite) -> tuple[cst.EmptyLine, ...]:
 def _breaks_this_loop(node: cst.CSTNode) -> bool:
     """Whether a `break` under `node` belongs to the loop whose body `node` is: not in a nested
     loop's body (a nested loop's `else:` clause still belongs to this loop), nor in a nested scope."""
-    for child in iter_children(node):
+    for child in children(node):
         if isinstance(child, SCOPE_NODES) or isinstance(child, cst.BaseExpression):
             continue
         if isinstance(child, (cst.For, cst.While)):

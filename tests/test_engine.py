@@ -6,7 +6,7 @@ from pathlib import Path
 
 from graphweld.discover import discover, parse_gitignore
 from graphweld.edits import TextEdit, apply_edits, minimal_edit, minimal_edits, split_lines
-from graphweld.engine import fix_text, process_source, propose
+from graphweld.engine import fix_text, non_overlapping, process_source, propose
 from graphweld.settings import Settings
 
 TWO_SITES = '''import torch
@@ -153,3 +153,26 @@ def test_changes_generated_per_statement_equal_whole_module_generation(monkeypat
     whole = [[apply_edits(text, c.edits) for c in propose(text, "case.py", settings).changes] for text in texts]
     assert spliced == whole
     assert sum(len(changes) for changes in spliced) > 50
+
+
+def test_changes_adding_helpers_after_one_statement_apply_together():
+    """Deferring several logging calls adds a wrapper per callee after the logger's definition;
+    the changes do not conflict, so one round applies them all and each wrapper appears once."""
+    source = (Path(__file__).parent / "golden" / "isolate-io" / "several_wrappers_after_one_statement.in.py").read_text()
+    changes = propose(source, "m.py", Settings()).changes
+    assert len(changes) == 5
+    assert non_overlapping(changes) and len(non_overlapping(changes)) == 5
+    together = apply_edits(source, [edit for change in changes for edit in change.edits])
+    assert together == fix_text(source, "m.py", Settings()).text
+    assert together.count("def _deferred_logger_info(") == 1 and together.count("def _deferred_print(") == 1
+    for change in changes:  # each still stands alone
+        compile(apply_edits(source, list(change.edits)), "m.py", "exec")
+
+
+def test_insertions_of_definitions_combine_and_replacements_stay_put():
+    text = "a\nb\nc\n"
+    first = TextEdit(1, 1, "def f(): ...\n", definitions=True)
+    second = TextEdit(1, 1, "def g(): ...\n", definitions=True)
+    replaced = TextEdit(1, 2, "B\n")
+    assert apply_edits(text, [first, second, first, replaced]) == "a\ndef f(): ...\ndef g(): ...\nB\nc\n"
+    assert apply_edits(text, [replaced, second]) == "a\ndef g(): ...\nB\nc\n"

@@ -19,11 +19,18 @@ def split_lines(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class TextEdit:
-    """Replace lines [start_line, end_line) (0-based) of the original text with `new_text`."""
+    """Replace lines [start_line, end_line) (0-based) of the original text with `new_text`.
+
+    `definitions`: a pure insertion of self-contained module-level definitions after a statement
+    (a wrapper, a custom op, an import). Such insertions at the same place combine when applied
+    together, the same text once: changes adding the same helper, or helpers after the same
+    import, can then be applied in one round.
+    """
 
     start_line: int
     end_line: int
     new_text: str
+    definitions: bool = False
 
     def overlaps(self, other: "TextEdit") -> bool:
         return ranges_overlap((self.start_line, self.end_line), (other.start_line, other.end_line))
@@ -71,8 +78,24 @@ def minimal_edits(old: str, new: str) -> tuple[TextEdit, ...]:
 
 
 def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
-    """`text` with every edit applied; the edits must not overlap."""
+    """`text` with every edit applied; the edits must not overlap, except that insertions of
+    definitions at the same line combine (each distinct text once, in the order given).
+
+    At one line, definitions come first, then other insertions, then the replaced lines.
+    """
     lines = split_lines(text)
-    for edit in sorted(edits, key=lambda e: e.start_line, reverse=True):
+    combined: dict[int, list[str]] = {}
+    others: list[TextEdit] = []
+    for edit in edits:
+        if edit.definitions and edit.start_line == edit.end_line:
+            texts = combined.setdefault(edit.start_line, [])
+            if edit.new_text not in texts:
+                texts.append(edit.new_text)
+        else:
+            others.append(edit)
+    ordered = [*others, *(TextEdit(line, line, "".join(texts)) for line, texts in combined.items())]
+    # Later lines first, so earlier indices stay valid; at one line the replacement goes first
+    # and insertions after it (each inserted before what is already there).
+    for edit in sorted(ordered, key=lambda e: (e.start_line, e.end_line), reverse=True):
         lines[edit.start_line : edit.end_line] = [edit.new_text]
     return "".join(lines)

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
 
+from graphweld import cst_fast
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.discover import discover
 from graphweld.positions import Span, node_spans
@@ -33,7 +33,7 @@ from graphweld.rule import Rule, RuleContext, Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, decode_source, read_bytes
 from graphweld.suppression import is_suppressed, suppressed_lines
-from graphweld.walk import is_expression, iter_children, walk
+from graphweld.walk import is_expression, children, walk
 
 # A rule set that keeps proposing after this many rounds has a bug; the file is left alone.
 MAX_ROUNDS = 10
@@ -235,7 +235,7 @@ class _Splicer:
             stack: list[cst.CSTNode] = [self.module]
             while stack:
                 parent = stack.pop()
-                for child in iter_children(parent):
+                for child in children(parent):
                     if not is_expression(child):
                         self._parents[id(child)] = parent
                         stack.append(child)
@@ -248,11 +248,7 @@ class _Splicer:
         return list(reversed(indents)) if current is self.module else None
 
     def _code(self, nodes: Sequence[cst.CSTNode], indents: list[str]) -> str:
-        state = CodegenState(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
-        state.indent_tokens = list(indents)
-        for node in nodes:
-            node._codegen(state)
-        return "".join(state.tokens)
+        return cst_fast.code(list(nodes), self.module, indents)
 
     def _statement_edits(self, target: cst.CSTNode, replacement: Sequence[cst.BaseStatement]) -> list[TextEdit] | None:
         indents = self._indents(target)
@@ -263,6 +259,8 @@ class _Splicer:
         start = end - len(split_lines(old))
         if start < 0 or "".join(self.lines[start:end]) != old:
             return None
+        if is_insertion(target, replacement):
+            return [TextEdit(end, end, self._code(replacement[1:], indents), definitions=True)]
         new = self._code(replacement, indents)
         return [TextEdit(e.start_line + start, e.end_line + start, e.new_text) for e in minimal_edits(old, new)]
 
@@ -281,10 +279,16 @@ class _Splicer:
         return minimal_edits(self.text, self.module.visit(_Replace(replacements)).code)
 
 
+def is_insertion(target: cst.CSTNode, replacement: Sequence[cst.BaseStatement]) -> bool:
+    """Whether a replacement keeps its target and only adds statements after it (a rule adding
+    definitions after an import); such a target is not one the change replaces."""
+    return len(replacement) > 1 and replacement[0] is target
+
+
 def parse(text: str) -> cst.Module:
     """Parse source text, turning libcst's multi-line error into one line."""
     try:
-        return cst.parse_module(text)
+        return cst_fast.parse_module(text)
     except cst.ParserSyntaxError as exc:
         # CPython's parser locates and words syntax errors better than libcst's.
         try:
@@ -348,6 +352,7 @@ def propose(
     spans = node_spans(
         module,
         [n for f in findings for n in (f.anchor, f.target, *(t for t, _ in f.extra)) if n is not None],
+        text,
     )
     suppressions = suppressed_lines(text)
     proposals = Proposals(site_functions=empty.site_functions, called_functions=empty.called_functions)
@@ -367,8 +372,13 @@ def propose(
             if splicer is None:
                 splicer = _Splicer(module, text, spans)
             edits = splicer.edits(targets, replacements)
+            # A statement definitions are inserted after is not replaced, unless the edits had to
+            # come from the whole module (then they do not say which text is an insertion).
+            spliced = any(edit.definitions for edit in edits)
             replaced_lines = tuple(
-                (spans[id(target)].start_line - 1, spans[id(target)].end_line) for target in targets if id(target) in spans
+                (spans[id(target)].start_line - 1, spans[id(target)].end_line)
+                for target in targets
+                if id(target) in spans and not (spliced and is_insertion(target, replacements[id(target)]))
             )
             proposals.changes.append(
                 Change(path, finding.rule, finding.safety, location, finding.message, edits, replaced_lines)
@@ -455,7 +465,7 @@ def fix_text(
             unsafe = [c for c in proposals.changes if c.safety is Safety.UNSAFE and not settings.unsafe_fixes]
             return FixOutcome(current, applied, unsafe, proposals.reports)
         current = apply_edits(current, [edit for change in chosen for edit in change.edits])
-        applied.extend(chosen)
+        applied.extend(sorted(chosen, key=lambda change: (change.location.line, change.location.column)))
     raise SourceError(f"internal error: rules kept proposing changes after {MAX_ROUNDS} rounds; file left unchanged")
 
 
@@ -508,7 +518,12 @@ def process_path(path: str, settings: Settings) -> FileResult:
         data = read_bytes(path)
     except SourceError as exc:
         return FileResult(path=path, error=str(exc))
-    return process_source(path, data, settings)
+    result = process_source(path, data, settings)
+    if not result.changed:
+        # Only a changed file's text is needed again (to write or diff it); a worker would
+        # otherwise send every file's text back to the main process.
+        result.source = None
+    return result
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:

@@ -16,6 +16,7 @@ from typing import ClassVar, Sequence
 
 import libcst as cst
 
+from graphweld import cst_fast
 from graphweld.breakers import BreakerCatalog
 from graphweld.regions import CompiledRegions
 from graphweld.settings import Settings
@@ -68,9 +69,9 @@ class RuleContext:
     def code(self, node: cst.CSTNode) -> str:
         """Source text of a node on one line, shortened for messages (without its comment)."""
         if isinstance(node, cst.SimpleStatementLine):
-            text = "; ".join(self.module.code_for_node(small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)) for small in node.body)
+            text = "; ".join(cst_fast.code([small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)], self.module) for small in node.body)
         else:
-            text = self.module.code_for_node(node)
+            text = cst_fast.code([node], self.module)
         text = " ".join(text.split())
         return text if len(text) <= 60 else text[:57] + "..."
 

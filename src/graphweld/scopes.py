@@ -10,7 +10,7 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 
-from graphweld.walk import iter_children, iter_nodes
+from graphweld.walk import children, iter_nodes
 
 # Nodes that open a scope of their own: what they bind stays inside them.
 SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -86,7 +86,7 @@ def loaded_names(nodes: Iterable[cst.CSTNode], skip: cst.CSTNode | None = None) 
         elif isinstance(node, cst.Arg):
             stack.append(node.value)
         else:
-            stack.extend(iter_children(node))
+            stack.extend(children(node))
     return found
 
 

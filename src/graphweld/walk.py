@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 from typing import Callable, Iterator
 
 import libcst as cst
@@ -28,16 +29,51 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     )
 
 
-def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+class _NodeTypes(dict):
+    """type -> whether it is a libcst node. `isinstance(x, cst.CSTNode)` goes through ABCMeta's
+    check, which cost more than the rest of a walk; a dict lookup on the type does not."""
+
+    def __missing__(self, value_type: type) -> bool:
+        self[value_type] = is_node = isinstance(value_type, type) and issubclass(value_type, cst.CSTNode)
+        return is_node
+
+
+_IS_NODE_TYPE = _NodeTypes()
+
+
+class _FieldReaders(dict):
+    """node type -> a function returning the values of its child fields as a tuple."""
+
+    def __missing__(self, node_type: type) -> Callable[[cst.CSTNode], tuple]:
+        names = _child_fields(node_type)
+        if not names:
+            reader: Callable[[cst.CSTNode], tuple] = lambda node: ()  # noqa: E731
+        elif len(names) == 1:
+            single = operator.attrgetter(names[0])
+            reader = lambda node: (single(node),)  # noqa: E731
+        else:
+            reader = operator.attrgetter(*names)
+        self[node_type] = reader
+        return reader
+
+
+_READERS = _FieldReaders()
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes that carry code, in source order."""
-    for name in _child_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
+    found: list[cst.CSTNode] = []
+    is_node = _IS_NODE_TYPE
+    for value in _READERS[type(node)](node):
+        value_type = type(value)
+        if value_type is tuple or value_type is list:
             for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+                if is_node[type(item)]:
+                    found.append(item)
+        elif is_node[value_type]:
+            found.append(value)
+    return found
+
 
 
 def iter_nodes(root: cst.CSTNode, prune: Callable[[cst.CSTNode], bool] | None = None) -> Iterator[cst.CSTNode]:
@@ -48,9 +84,9 @@ def iter_nodes(root: cst.CSTNode, prune: Callable[[cst.CSTNode], bool] | None = 
         yield node
         if prune is not None and node is not root and prune(node):
             continue
-        children = list(iter_children(node))
-        children.reverse()
-        stack.extend(children)
+        below = children(node)
+        below.reverse()
+        stack.extend(below)
 
 
 def walk(
@@ -71,9 +107,9 @@ def walk(
                 leave(node)
             continue
         stack.append((node, True))
-        children = list(iter_children(node))
-        children.reverse()
-        stack.extend((child, False) for child in children)
+        below = children(node)
+        below.reverse()
+        stack.extend((child, False) for child in below)
 
 
 @functools.lru_cache(maxsize=None)
