@@ -29,6 +29,7 @@ from graphweld.discover import discover
 from graphweld.positions import Span, node_spans
 from graphweld.edits import TextEdit, apply_edits, minimal_edits, ranges_overlap, split_lines
 from graphweld.regions import CompiledRegions
+from graphweld.reparse import spliced_module
 from graphweld.rule import Rule, RuleContext, Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, decode_source, read_bytes
@@ -167,7 +168,8 @@ class _Dispatcher:
     """Runs every rule in one walk and keeps the stack of enclosing functions.
 
     Functions that are neither compiled regions nor hold one are not entered; neither are
-    expressions when every rule asks only for statements.
+    expressions when every rule asks only for statements, nor lines of simple statements when
+    no rule asks for what is inside them.
     """
 
     def __init__(self, context: RuleContext, rules: Sequence[Rule]) -> None:
@@ -178,6 +180,10 @@ class _Dispatcher:
                 self.handlers.setdefault(node_type, []).append(getattr(rule, f"visit_{node_type.__name__}"))
         self.statements_only = all(
             issubclass(node_type, (cst.BaseStatement, cst.BaseSmallStatement)) for node_type in self.handlers
+        )
+        # Nothing inside a line of simple statements is asked for unless a rule visits those.
+        self.lines_are_leaves = self.statements_only and not any(
+            issubclass(node_type, cst.BaseSmallStatement) for node_type in self.handlers
         )
 
     def run(self, module: cst.Module) -> None:
@@ -190,6 +196,8 @@ class _Dispatcher:
             self.context.function_stack.append(node)
         for handler in self.handlers.get(type(node), ()):
             handler(node)
+        if self.lines_are_leaves and type(node) is cst.SimpleStatementLine:
+            return False
         return not (self.statements_only and is_expression(node))
 
     def _leave(self, node: cst.CSTNode) -> None:
@@ -317,6 +325,7 @@ def propose(
     site_functions: frozenset[str] = frozenset(),
     called_lines: frozenset[int] = frozenset(),
     called_functions: frozenset[str] = frozenset(),
+    module: cst.Module | None = None,
 ) -> Proposals:
     """Every change and report the rules have for `text`, each change independent of the others.
 
@@ -324,9 +333,11 @@ def propose(
     holding them are compiled regions even when nothing in the file compiles them.
     `called_lines` / `called_functions`: the sites among them inside a function the user's code
     called (a helper, rather than the function torch.compile was given).
+    `module`: the text's tree when the caller has it already.
     Raises SourceError when the text does not parse.
     """
-    module = parse(text)
+    if module is None:
+        module = parse(text)
     rules = selected_rules(settings) if rules is None else rules
     if not (site_lines or site_functions or called_lines or called_functions):
         # A rule whose trigger words the text does not contain has nothing to find in it.
@@ -434,16 +445,20 @@ def fix_text(
 
     `site_lines`, `called_lines`: graph-break lines seen by a run (see `propose`); they are
     resolved to functions in the first round, which later rounds keep although the lines move.
-    Raises SourceError when the text does not parse. The result always parses: the last round
-    parsed it.
+    Raises SourceError when the text does not parse. The result always parses: each round's tree
+    is the parse of its text (after the first round, the top-level statements that edits touched
+    are parsed again and the others kept).
     """
     rules = selected_rules(settings)
     applied: list[Change] = []
     current = text
+    module: cst.Module | None = None
     site_functions: frozenset[str] = frozenset()
     called_functions: frozenset[str] = frozenset()
     for round_number in range(MAX_ROUNDS):
         try:
+            if module is None:
+                module = parse(current)
             proposals = propose(
                 current,
                 path,
@@ -453,6 +468,7 @@ def fix_text(
                 site_functions=site_functions,
                 called_lines=called_lines if round_number == 0 else frozenset(),
                 called_functions=called_functions,
+                module=module,
             )
             site_functions, called_functions = proposals.site_functions, proposals.called_functions
         except SourceError as exc:
@@ -464,7 +480,10 @@ def fix_text(
         if not chosen:
             unsafe = [c for c in proposals.changes if c.safety is Safety.UNSAFE and not settings.unsafe_fixes]
             return FixOutcome(current, applied, unsafe, proposals.reports)
-        current = apply_edits(current, [edit for change in chosen for edit in change.edits])
+        edits = [edit for change in chosen for edit in change.edits]
+        # The next round's tree: only the top-level statements the edits touched are parsed again.
+        module = spliced_module(module, current, edits)
+        current = apply_edits(current, edits)
         applied.extend(sorted(chosen, key=lambda change: (change.location.line, change.location.column)))
     raise SourceError(f"internal error: rules kept proposing changes after {MAX_ROUNDS} rounds; file left unchanged")
 

@@ -128,13 +128,19 @@ def _statement_spans(module: cst.Module, wanted: dict[int, cst.CSTNode], text: s
     lines = split_lines(text)
     spans: dict[int, Span] = {}
     try:
+        elif_clauses: set[int] = set()
         for statement, first_line, indents in _placed_statements(module.body, tree.body, [], module.default_indent):
+            if isinstance(statement, cst.If) and isinstance(statement.orelse, cst.If):
+                elif_clauses.add(id(statement.orelse))
             key = id(statement)
             if key not in wanted or key in spans:
                 continue
             recorder = _Recorder(module, wanted, first_line)
             recorder.indent_tokens = list(indents)
-            statement._codegen(recorder)
+            if key in elif_clauses:
+                statement._codegen(recorder, is_elif=True)
+            else:
+                statement._codegen(recorder)
             generated = "".join(recorder.tokens)
             if "".join(lines[first_line - 1 : first_line - 1 + len(split_lines(generated))]) != generated:
                 return None
@@ -148,11 +154,28 @@ class _Misplaced(Exception):
     """libcst's and CPython's statements did not line up."""
 
 
+def top_level_first_lines(module: cst.Module, text: str) -> list[int] | None:
+    """The first line (1-based, leading comment lines included) of each of the module's
+    top-level statements, by CPython's parser; None when that cannot be told."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+        return [line for _, line, _ in _placed_statements(module.body, tree.body, [], module.default_indent, nested=False)]
+    except (SyntaxError, ValueError, RecursionError, MemoryError, _Misplaced):
+        return None
+
+
 def _placed_statements(
-    statements: Sequence[cst.CSTNode], parsed: Sequence[ast.stmt], indents: list[str], default_indent: str
+    statements: Sequence[cst.CSTNode],
+    parsed: Sequence[ast.stmt],
+    indents: list[str],
+    default_indent: str,
+    nested: bool = True,
 ) -> Iterator[tuple[cst.CSTNode, int, list[str]]]:
     """Each libcst statement with the first line of its code (leading comment lines included)
-    and the indentation of its block, outer statements before inner ones."""
+    and the indentation of its block, outer statements before inner ones (`nested` false: only
+    the statements of `statements` themselves)."""
     index = 0
     for statement in statements:
         if isinstance(statement, cst.SimpleStatementLine):
@@ -176,6 +199,17 @@ def _placed_statements(
             first = decorator_list[0].lineno
             leading += len(statement.decorators[0].leading_lines)
         yield statement, first - leading, indents
+        if not nested:
+            continue
+        if isinstance(statement, cst.If):
+            # `elif` clauses: statements too, nested in CPython as the only statement of `else`.
+            clause, parsed_clause = statement.orelse, node
+            while isinstance(clause, cst.If):
+                if not (isinstance(parsed_clause, ast.If) and len(parsed_clause.orelse) == 1):
+                    raise _Misplaced
+                parsed_clause = parsed_clause.orelse[0]
+                yield clause, parsed_clause.lineno - len(clause.leading_lines), indents
+                clause = clause.orelse
         # The cases of a `match` are indented once more than it; their bodies again.
         outer = indents
         if isinstance(statement, cst.Match):
