@@ -120,9 +120,7 @@ def _statement_spans(module: cst.Module, wanted: dict[int, cst.CSTNode], text: s
     if not all(isinstance(node, _STATEMENTS) for node in wanted.values()):
         return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+        tree = _python_tree(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     lines = split_lines(text)
@@ -154,13 +152,27 @@ class _Misplaced(Exception):
     """libcst's and CPython's statements did not line up."""
 
 
+_last_parsed: tuple[str, ast.Module] | None = None
+
+
+def _python_tree(text: str) -> ast.Module:
+    """CPython's tree of `text`; the last one is kept, since a fix round asks twice for the
+    same text (for spans, then to splice the next round's tree)."""
+    global _last_parsed
+    if _last_parsed is not None and _last_parsed[0] is text:
+        return _last_parsed[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree = ast.parse(text)
+    _last_parsed = (text, tree)
+    return tree
+
+
 def top_level_first_lines(module: cst.Module, text: str) -> list[int] | None:
     """The first line (1-based, leading comment lines included) of each of the module's
     top-level statements, by CPython's parser; None when that cannot be told."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+        tree = _python_tree(text)
         return [line for _, line, _ in _placed_statements(module.body, tree.body, [], module.default_indent, nested=False)]
     except (SyntaxError, ValueError, RecursionError, MemoryError, _Misplaced):
         return None
