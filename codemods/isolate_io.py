@@ -97,6 +97,7 @@ class IsolateIO(Rule):
         super().__init__(context)
         # Statements already handled: by a split of their function, or guarded already.
         self._handled: set[int] = set()
+        self._compile_calls: dict[str, tuple[cst.SimpleStatementLine, cst.Call]] | None = None
 
     def visit_If(self, node: cst.If) -> None:
         """Statements under `if not torch.compiler.is_compiling():` never run compiled."""
@@ -208,22 +209,25 @@ class IsolateIO(Rule):
         )
 
     def _module_compile_call(self, function_name: str) -> tuple[cst.SimpleStatementLine, cst.Call] | None:
-        for statement in self.context.module.body:
-            if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
-                continue
-            assign = statement.body[0]
-            if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
-                continue
-            call = assign.value
-            if (
-                self.context.regions.imports.qualify(call.func) == "torch.compile"
-                and call.args
-                and call.args[0].keyword is None
-                and isinstance(call.args[0].value, cst.Name)
-                and call.args[0].value.value == function_name
-            ):
-                return statement, call
-        return None
+        if self._compile_calls is None:
+            # Module-level `name = torch.compile(f, ...)` statements, by the function compiled
+            # (the first for each), found once per module rather than once per function.
+            self._compile_calls = {}
+            for statement in self.context.module.body:
+                if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+                    continue
+                assign = statement.body[0]
+                if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
+                    continue
+                call = assign.value
+                if (
+                    self.context.regions.imports.qualify(call.func) == "torch.compile"
+                    and call.args
+                    and call.args[0].keyword is None
+                    and isinstance(call.args[0].value, cst.Name)
+                ):
+                    self._compile_calls.setdefault(call.args[0].value.value, (statement, call))
+        return self._compile_calls.get(function_name)
 
     def _is_compile(self, decorator: cst.Decorator) -> bool:
         expression = decorator.decorator

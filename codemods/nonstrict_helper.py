@@ -18,7 +18,7 @@ from graphweld.scopes import (
     target_names,
 )
 from graphweld.torch_api import nonstrict_trace_name
-from graphweld.walk import children, iter_nodes
+from graphweld.walk import children, is_expression, iter_nodes
 
 # Breaks that make a helper a candidate: Dynamo cannot trace it, though it may well be pure. I/O,
 # logging and DLPack breaks belong to isolate-io and dlpack-custom-op.
@@ -100,7 +100,9 @@ class NonstrictHelper(Rule):
     summary = "Trace a pure helper Dynamo cannot trace through torch._dynamo.nonstrict_trace"
     # Words of the breaks it handles: explicit breaks and frame introspection (and, added by the
     # engine, the names in `extra-breakers`).
-    trigger_words = ("graph_break", "skip_frame", "currentframe", "_getframe", "stack")
+    # (`inspect.stack`/`inspect.currentframe` need `inspect` in the text; `stack` alone matched
+    # every `torch.stack`.)
+    trigger_words = ("graph_break", "skip_frame", "_getframe", "inspect")
     triggered_by_configured_breakers = True
     node_types = (cst.FunctionDef,)
 
@@ -473,7 +475,7 @@ def _simple_statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
     """The function's simple statements (and compound statements with one-line suites), nested
     blocks included, nested functions and classes not: they do not run where they are written."""
     found: list[cst.BaseStatement] = []
-    for current in iter_nodes(node.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef))):
+    for current in iter_nodes(node.body, prune=_nested_scope_or_expression):
         one_line_suite = isinstance(getattr(current, "body", None), cst.SimpleStatementSuite)
         if isinstance(current, cst.SimpleStatementLine) or (isinstance(current, cst.BaseCompoundStatement) and one_line_suite):
             found.append(current)
@@ -484,9 +486,15 @@ def _statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
     """Every statement of the function, compound ones included, not inside nested scopes."""
     return [
         current
-        for current in iter_nodes(node.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef)))
+        for current in iter_nodes(node.body, prune=_nested_scope_or_expression)
         if isinstance(current, cst.BaseStatement) and not isinstance(current, (cst.FunctionDef, cst.ClassDef))
     ]
+
+
+def _nested_scope_or_expression(node: cst.CSTNode) -> bool:
+    """Below a nested function or class nothing runs where it is written; below an expression
+    or a line of simple statements there are no statements."""
+    return type(node) in (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine) or is_expression(node)
 
 
 def _calls(statement: cst.BaseStatement) -> list[cst.Call]:

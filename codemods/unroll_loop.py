@@ -17,7 +17,7 @@ from graphweld.scopes import (
     parameter_names,
     target_names,
 )
-from graphweld.walk import children, iter_nodes
+from graphweld.walk import children, is_expression, iter_nodes
 
 BODY_NAME = "_loop_body"
 FLOW_NAME = "_flow"
@@ -162,7 +162,7 @@ class UnrollLoop(Rule):
     def _find_breaking_functions(self, function: cst.FunctionDef) -> set[str]:
         definitions = {
             node.name.value: node
-            for node in iter_nodes(function.body)
+            for node in iter_nodes(function.body, prune=_expression_or_line)
             if isinstance(node, cst.FunctionDef)
         }
         breaking: set[str] = set()
@@ -190,6 +190,8 @@ class UnrollLoop(Rule):
                 continue
             if catalog.statement_breaker(node) is not None:
                 return node
+            if not local_breaking:
+                continue
             for inner in iter_nodes(node, prune=lambda n: isinstance(n, cst.Lambda)):
                 if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value in local_breaking:
                     return node
@@ -535,3 +537,8 @@ def _rewrite_control_flow(statement: cst.BaseStatement) -> cst.BaseStatement:
     rewritten = statement.visit(_ControlFlow())
     assert isinstance(rewritten, cst.BaseStatement)
     return rewritten
+
+
+def _expression_or_line(node: cst.CSTNode) -> bool:
+    """Nodes below which there is no statement."""
+    return type(node) is cst.SimpleStatementLine or is_expression(node)

@@ -18,7 +18,7 @@ import libcst as cst
 
 from graphweld.names import ImportTable, dotted_name
 from graphweld.settings import Settings
-from graphweld.walk import iter_nodes
+from graphweld.walk import children
 
 EXPLICIT_BREAKERS = frozenset({"torch._dynamo.graph_break", "torch._dynamo.skip_frame"})
 
@@ -173,11 +173,21 @@ class BreakerCatalog:
         return self._statement_cache[key]
 
     def _first_breaking_call(self, node: cst.CSTNode) -> Breaker | None:
-        for current in iter_nodes(node, prune=lambda inner: isinstance(inner, cst.Lambda)):
-            if isinstance(current, cst.Call):
-                found = self.classify_call(current)
+        # The hottest walk of a run: every simple statement of every compiled function. Exact
+        # type tests (no subclass of Call or Lambda exists) instead of ABC instance checks.
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            current_type = type(current)
+            if current_type is cst.Lambda:
+                continue
+            if current_type is cst.Call:
+                found = self.classify_call(current)  # type: ignore[arg-type]
                 if found is not None:
                     return found
+            below = children(current)
+            below.reverse()
+            stack.extend(below)
         return None
 
     def is_resumable(self, item: cst.WithItem) -> bool:
