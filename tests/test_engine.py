@@ -56,6 +56,16 @@ def test_prefilter_skips_files_that_cannot_hold_a_site():
     assert process_source("a.py", not_compiled, Settings(assume_compiled=True)).parsed
     no_breaker = b"import torch\n@torch.compile\ndef f(x):\n    with A():\n        return x\n"
     assert not process_source("b.py", no_breaker, Settings()).parsed
+    # A breaker's name that is never called (a comment, a string) does not make a site.
+    mention = b"import torch\n@torch.compile\ndef f(x):\n    with A():  # print the log\n        return x\n"
+    assert not process_source("c.py", mention, Settings()).parsed
+    # An alias is called by another name: the import is enough to look.
+    aliased = (
+        b"import torch\nfrom torch import save as persist\n\n\n@torch.compile\ndef f(x):\n"
+        b"    for i in range(2):\n        persist(x, 'f.pt')\n    return x\n"
+    )
+    result = process_source("d.py", aliased, Settings(unsafe_fixes=True))
+    assert result.parsed and [change.rule for change in result.applied]
 
 
 def test_minimal_edit_and_apply_round_trip():

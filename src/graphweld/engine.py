@@ -147,7 +147,8 @@ def _prefilter(settings: Settings) -> Callable[[bytes], bool]:
     from graphweld.names import ImportTable
 
     words = BreakerCatalog(settings, ImportTable()).prefilter_words()
-    breaker = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
+    # A breaking call writes its name before `(`, or the name is imported under another one.
+    breaker = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")(?:\s*\(|\s+as\b)")
     keywords = {word for rule in rules for word in rule.trigger_words}
     keyword = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(keywords)) + rb")\b")
     # A compiled region needs a compile call, or the entry convention graphweld compiles itself.
