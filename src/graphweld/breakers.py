@@ -11,6 +11,8 @@ frame is resumed, not skipped).
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -139,6 +141,24 @@ class BreakerCatalog:
         self.io = IO_BREAKERS | frozenset(settings.io_functions)
         self.resumable = RESUMABLE_CONTEXT_MANAGERS | frozenset(settings.resumable_context_managers)
         self._statement_cache: dict[int, Breaker | None] = {}
+        # See `note_lines`: lines of simple statements (by id) and the lines a breaker is called on.
+        self._statement_lines: dict[int, tuple[int, int]] = {}
+        self._call_lines: list[int] = []
+
+    def note_lines(self, text: str, statement_lines: dict[int, tuple[int, int]]) -> None:
+        """Let `statement_breaker` answer without a walk for a statement on whose lines no
+        breaker's name (nor an imported alias of one) is followed by `(`: a call needs that."""
+        if "\r" in text.replace("\r\n", ""):
+            return  # lone carriage returns: line numbers could disagree
+        aliases = {alias for alias, target in self.imports.aliases.items() if target in self._breaker_names}
+        pattern = _call_pattern(frozenset(self.prefilter_words() | aliases))
+        line_starts = [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
+        self._call_lines = sorted({bisect.bisect_right(line_starts, match.start()) for match in pattern.finditer(text)})
+        self._statement_lines = statement_lines
+
+    @property
+    def _breaker_names(self) -> frozenset[str]:
+        return EXPLICIT_BREAKERS | self.configured | self.io | DLPACK_BREAKERS | UNTRACEABLE_BREAKERS
 
     def classify_call(self, call: cst.Call) -> Breaker | None:
         name = self.imports.qualify(call.func)
@@ -169,8 +189,16 @@ class BreakerCatalog:
             return None
         key = id(statement)
         if key not in self._statement_cache:
-            self._statement_cache[key] = self._first_breaking_call(statement)
+            lines = self._statement_lines.get(key)
+            if lines is not None and not self._calls_between(*lines):
+                self._statement_cache[key] = None
+            else:
+                self._statement_cache[key] = self._first_breaking_call(statement)
         return self._statement_cache[key]
+
+    def _calls_between(self, first: int, last: int) -> bool:
+        index = bisect.bisect_left(self._call_lines, first)
+        return index < len(self._call_lines) and self._call_lines[index] <= last
 
     def _first_breaking_call(self, node: cst.CSTNode) -> Breaker | None:
         # The hottest walk of a run: every simple statement of every compiled function. Exact
@@ -206,6 +234,14 @@ class BreakerCatalog:
         words |= {name.rsplit(".", 1)[-1] for name in self.configured}
         words |= LOGGING_METHODS
         return words
+
+
+_LINE_BREAK = re.compile(r"\r\n|\n")
+
+
+@functools.lru_cache(maxsize=16)
+def _call_pattern(names: frozenset[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(name) for name in sorted(names)) + r")\s*\(")
 
 
 def _is_logger(receiver: cst.BaseExpression, imports: ImportTable) -> bool:

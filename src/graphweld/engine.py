@@ -26,7 +26,7 @@ import libcst as cst
 from graphweld import cst_fast
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.discover import discover
-from graphweld.positions import Span, node_spans
+from graphweld.positions import Span, node_spans, simple_statement_lines
 from graphweld.edits import TextEdit, apply_edits, minimal_edits, ranges_overlap, split_lines
 from graphweld.regions import CompiledRegions
 from graphweld.reparse import spliced_module
@@ -188,7 +188,7 @@ class _Dispatcher:
         )
 
     def run(self, module: cst.Module) -> None:
-        walk(module, self._enter, self._leave)
+        walk(module, self._enter, self._leave, skip_expressions=self.statements_only)
 
     def _enter(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.FunctionDef):
@@ -197,9 +197,7 @@ class _Dispatcher:
             self.context.function_stack.append(node)
         for handler in self.handlers.get(type(node), ()):
             handler(node)
-        if self.lines_are_leaves and type(node) is cst.SimpleStatementLine:
-            return False
-        return not (self.statements_only and is_expression(node))
+        return not (self.lines_are_leaves and type(node) is cst.SimpleStatementLine)
 
     def _leave(self, node: cst.CSTNode) -> None:
         stack = self.context.function_stack
@@ -229,15 +227,18 @@ class _Splicer:
     the whole module is generated instead.
     """
 
-    def __init__(self, module: cst.Module, text: str, spans: dict[int, Span]) -> None:
+    def __init__(self, module: cst.Module, text: str, spans: dict[int, Span], indents: dict[int, list[str]]) -> None:
         self.module = module
         self.text = text
         self.lines = split_lines(text)
         self.spans = spans
+        self.known_indents = indents  # found while placing statements, when they were
         self._parents: dict[int, cst.CSTNode] | None = None
 
     def _indents(self, node: cst.CSTNode) -> list[str] | None:
         """The indentation tokens of the blocks enclosing a statement, outermost first."""
+        if id(node) in self.known_indents:
+            return self.known_indents[id(node)]
         if self._parents is None:
             # Statements and the blocks holding them only: expressions never hold a statement.
             self._parents = {}
@@ -355,16 +356,21 @@ def propose(
     if not rules or not regions.any_compiled:
         return empty
     context = RuleContext(module, settings, regions, path)
+    statement_lines = simple_statement_lines(module, text)
+    if statement_lines is not None:
+        context.breakers.note_lines(text, statement_lines)
     instances = [rule(context) for rule in rules]
     _Dispatcher(context, instances).run(module)
     findings = [finding for rule in instances for finding in rule.findings]
     if not findings:
         return empty
 
+    indents: dict[int, list[str]] = {}
     spans = node_spans(
         module,
         [n for f in findings for n in (f.anchor, f.target, *(t for t, _ in f.extra)) if n is not None],
         text,
+        indents,
     )
     suppressions = suppressed_lines(text)
     proposals = Proposals(site_functions=empty.site_functions, called_functions=empty.called_functions)
@@ -382,7 +388,7 @@ def propose(
             replacements.update({id(target): replacement for target, replacement in finding.extra})
             targets = [finding.target, *(target for target, _ in finding.extra)]
             if splicer is None:
-                splicer = _Splicer(module, text, spans)
+                splicer = _Splicer(module, text, spans, indents)
             edits = splicer.edits(targets, replacements)
             # A statement definitions are inserted after is not replaced, unless the edits had to
             # come from the whole module (then they do not say which text is an insertion).

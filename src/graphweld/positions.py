@@ -95,14 +95,21 @@ class _Recorder(PlainCodegenState):
         self.spans[key] = Span(start_line, start_column, end_line, len(last.rstrip()))
 
 
-def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode], text: str | None = None) -> dict[int, Span]:
+def node_spans(
+    module: cst.Module,
+    nodes: Iterable[cst.CSTNode],
+    text: str | None = None,
+    indents: dict[int, list[str]] | None = None,
+) -> dict[int, Span]:
     """The span of each node (by id) in `module.code` (`text`, when given, is that code: it lets
-    statements be placed without generating the whole module); nodes not in the module are left out."""
+    statements be placed without generating the whole module); nodes not in the module are left
+    out. When statements are placed, `indents` (if given) receives the indentation of the blocks
+    around each wanted statement."""
     wanted = {id(node): node for node in nodes}
     if not wanted:
         return {}
     if text is not None:
-        spans = _statement_spans(module, wanted, text)
+        spans = _statement_spans(module, wanted, text, indents)
         if spans is not None:
             return spans
     recorder = _Recorder(module, wanted)
@@ -114,23 +121,27 @@ _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _TRY_NODES = (ast.Try, getattr(ast, "TryStar", ast.Try))  # `try/except*` is Python 3.11+
 
 
-def _statement_spans(module: cst.Module, wanted: dict[int, cst.CSTNode], text: str) -> dict[int, Span] | None:
+def _statement_spans(
+    module: cst.Module, wanted: dict[int, cst.CSTNode], text: str, indents_out: dict[int, list[str]] | None = None
+) -> dict[int, Span] | None:
     """Spans of wanted statements, each generated alone from the line CPython's parser puts it
     on; None when a wanted node is not a statement or any placement cannot be confirmed."""
     if not all(isinstance(node, _STATEMENTS) for node in wanted.values()):
         return None
     try:
-        tree = _python_tree(text)
+        tree = python_tree(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     lines = split_lines(text)
     spans: dict[int, Span] = {}
     try:
         elif_clauses: set[int] = set()
-        for statement, first_line, indents in _placed_statements(module.body, tree.body, [], module.default_indent):
+        for statement, first_line, indents, _ in _placed_statements(module.body, tree.body, [], module.default_indent):
             if isinstance(statement, cst.If) and isinstance(statement.orelse, cst.If):
                 elif_clauses.add(id(statement.orelse))
             key = id(statement)
+            if key in wanted and indents_out is not None:
+                indents_out[key] = indents
             if key not in wanted or key in spans:
                 continue
             recorder = _Recorder(module, wanted, first_line)
@@ -155,7 +166,7 @@ class _Misplaced(Exception):
 _last_parsed: tuple[str, ast.Module] | None = None
 
 
-def _python_tree(text: str) -> ast.Module:
+def python_tree(text: str) -> ast.Module:
     """CPython's tree of `text`; the last one is kept, since a fix round asks twice for the
     same text (for spans, then to splice the next round's tree)."""
     global _last_parsed
@@ -168,12 +179,26 @@ def _python_tree(text: str) -> ast.Module:
     return tree
 
 
+def simple_statement_lines(module: cst.Module, text: str) -> dict[int, tuple[int, int]] | None:
+    """The first and last line of the code of every line of simple statements (by id), by
+    CPython's parser; None when that cannot be told."""
+    try:
+        tree = python_tree(text)
+        return {
+            id(statement): (parsed[0].lineno, parsed[-1].end_lineno or parsed[-1].lineno)
+            for statement, _, _, parsed in _placed_statements(module.body, tree.body, [], module.default_indent)
+            if isinstance(statement, cst.SimpleStatementLine)
+        }
+    except (SyntaxError, ValueError, RecursionError, MemoryError, _Misplaced):
+        return None
+
+
 def top_level_first_lines(module: cst.Module, text: str) -> list[int] | None:
     """The first line (1-based, leading comment lines included) of each of the module's
     top-level statements, by CPython's parser; None when that cannot be told."""
     try:
-        tree = _python_tree(text)
-        return [line for _, line, _ in _placed_statements(module.body, tree.body, [], module.default_indent, nested=False)]
+        tree = python_tree(text)
+        return [line for _, line, _, _ in _placed_statements(module.body, tree.body, [], module.default_indent, nested=False)]
     except (SyntaxError, ValueError, RecursionError, MemoryError, _Misplaced):
         return None
 
@@ -184,10 +209,10 @@ def _placed_statements(
     indents: list[str],
     default_indent: str,
     nested: bool = True,
-) -> Iterator[tuple[cst.CSTNode, int, list[str]]]:
-    """Each libcst statement with the first line of its code (leading comment lines included)
-    and the indentation of its block, outer statements before inner ones (`nested` false: only
-    the statements of `statements` themselves)."""
+) -> Iterator[tuple[cst.CSTNode, int, list[str], Sequence[ast.stmt]]]:
+    """Each libcst statement with the first line of its code (leading comment lines included),
+    the indentation of its block and CPython's statements for it, outer statements before inner
+    ones (`nested` false: only the statements of `statements` themselves)."""
     index = 0
     for statement in statements:
         if isinstance(statement, cst.SimpleStatementLine):
@@ -196,7 +221,7 @@ def _placed_statements(
                 raise _Misplaced
             first = parsed[index].lineno
             index += count
-            yield statement, first - len(statement.leading_lines), indents
+            yield statement, first - len(statement.leading_lines), indents, parsed[index - count : index]
             continue
         if not isinstance(statement, cst.BaseCompoundStatement) or index >= len(parsed):
             raise _Misplaced
@@ -210,7 +235,7 @@ def _placed_statements(
                 raise _Misplaced
             first = decorator_list[0].lineno
             leading += len(statement.decorators[0].leading_lines)
-        yield statement, first - leading, indents
+        yield statement, first - leading, indents, (node,)
         if not nested:
             continue
         if isinstance(statement, cst.If):
@@ -220,7 +245,7 @@ def _placed_statements(
                 if not (isinstance(parsed_clause, ast.If) and len(parsed_clause.orelse) == 1):
                     raise _Misplaced
                 parsed_clause = parsed_clause.orelse[0]
-                yield clause, parsed_clause.lineno - len(clause.leading_lines), indents
+                yield clause, parsed_clause.lineno - len(clause.leading_lines), indents, (parsed_clause,)
                 clause = clause.orelse
         # The cases of a `match` are indented once more than it; their bodies again.
         outer = indents

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from graphweld.names import ImportTable, dotted_name
-from graphweld.walk import is_expression, walk
+from graphweld.walk import walk
 
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch._dynamo.optimize"})
 # Decorators after which Dynamo does not trace the function's body.
@@ -102,14 +102,12 @@ class _Indexer:
         self._leave = {cst.ClassDef: self.leave_ClassDef, cst.FunctionDef: self.leave_FunctionDef}
 
     def index(self, module: cst.Module) -> None:
-        walk(module, self._on_enter, self._on_leave)
+        walk(module, self._on_enter, self._on_leave, skip_expressions=not self.record_calls)
 
     def _on_enter(self, node: cst.CSTNode) -> bool:
         handler = self._enter.get(type(node))
         if handler is not None:
             handler(node)
-        if not self.record_calls and is_expression(node):
-            return False
         return True
 
     def _on_leave(self, node: cst.CSTNode) -> None:

@@ -93,8 +93,10 @@ def walk(
     root: cst.CSTNode,
     enter: Callable[[cst.CSTNode], bool],
     leave: Callable[[cst.CSTNode], None] | None = None,
+    skip_expressions: bool = False,
 ) -> None:
-    """Depth-first walk calling `enter(node)` (False skips the children) and `leave(node)`."""
+    """Depth-first walk calling `enter(node)` (False skips the children) and `leave(node)`;
+    `skip_expressions` leaves out expression nodes altogether (neither entered nor left)."""
     stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
     while stack:
         node, leaving = stack.pop()
@@ -109,7 +111,10 @@ def walk(
         stack.append((node, True))
         below = children(node)
         below.reverse()
-        stack.extend((child, False) for child in below)
+        if skip_expressions:
+            stack.extend((child, False) for child in below if not _is_expression_type(type(child)))
+        else:
+            stack.extend((child, False) for child in below)
 
 
 @functools.lru_cache(maxsize=None)
