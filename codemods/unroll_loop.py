@@ -10,9 +10,11 @@ from graphweld.blocks import block_statements
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import (
     SCOPE_NODES,
+    SCOPE_TYPES,
     bound_names,
     declared,
     fresh_name,
+    is_scope,
     mentioned_names,
     parameter_names,
     target_names,
@@ -181,12 +183,13 @@ class UnrollLoop(Rule):
         catalog = self.context.breakers
 
         def prune(node: cst.CSTNode) -> bool:
-            if isinstance(node, SCOPE_NODES) or isinstance(node, cst.SimpleStatementLine):
+            node_type = type(node)
+            if node_type in SCOPE_TYPES or node_type is cst.SimpleStatementLine:
                 return True
-            return not enter_loops and isinstance(node, (cst.For, cst.While))
+            return not enter_loops and (node_type is cst.For or node_type is cst.While)
 
         for node in iter_nodes(root, prune):
-            if node is root or not isinstance(node, cst.SimpleStatementLine):
+            if node is root or type(node) is not cst.SimpleStatementLine:
                 continue
             if catalog.statement_breaker(node) is not None:
                 return node
@@ -216,7 +219,7 @@ class UnrollLoop(Rule):
                 f"{len(values)} iterations exceed max-unroll = {context.settings.max_unroll} (set it in [tool.graphweld])"
             )
         has_return = False
-        for inner in iter_nodes(node.body, prune=lambda n: isinstance(n, SCOPE_NODES)):
+        for inner in iter_nodes(node.body, prune=is_scope):
             if isinstance(inner, (cst.Yield, cst.Await)):
                 raise NotUnrollable(f"the body uses `{type(inner).__name__.lower()}`")
             if isinstance(inner, (cst.Global, cst.Nonlocal)):

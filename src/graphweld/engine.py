@@ -191,7 +191,7 @@ class _Dispatcher:
         walk(module, self._enter, self._leave, skip_expressions=self.statements_only)
 
     def _enter(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             if not self.context.regions.worth_entering(node):
                 return False
             self.context.function_stack.append(node)

@@ -118,6 +118,11 @@ def node_spans(
 
 
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+# The concrete compound statements: a set lookup on the type is much cheaper than `isinstance`
+# with libcst's abstract base class, and placing statements asks for every statement.
+COMPOUND_STATEMENTS = frozenset(
+    (cst.FunctionDef, cst.ClassDef, cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, cst.Match)
+)
 _TRY_NODES = (ast.Try, getattr(ast, "TryStar", ast.Try))  # `try/except*` is Python 3.11+
 
 
@@ -128,15 +133,11 @@ def _statement_spans(
     on; None when a wanted node is not a statement or any placement cannot be confirmed."""
     if not all(isinstance(node, _STATEMENTS) for node in wanted.values()):
         return None
-    try:
-        tree = python_tree(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
     lines = split_lines(text)
     spans: dict[int, Span] = {}
     try:
         elif_clauses: set[int] = set()
-        for statement, first_line, indents, _ in _placed_statements(module.body, tree.body, [], module.default_indent):
+        for statement, first_line, indents, _ in placements(module, text):
             if isinstance(statement, cst.If) and isinstance(statement.orelse, cst.If):
                 elif_clauses.add(id(statement.orelse))
             key = id(statement)
@@ -154,7 +155,7 @@ def _statement_spans(
             if "".join(lines[first_line - 1 : first_line - 1 + len(split_lines(generated))]) != generated:
                 return None
             spans.update(recorder.spans)
-    except _Misplaced:
+    except (SyntaxError, ValueError, RecursionError, MemoryError, _Misplaced):
         return None
     return spans if all(key in spans for key in wanted) else None
 
@@ -179,15 +180,37 @@ def python_tree(text: str) -> ast.Module:
     return tree
 
 
+Placement = tuple[cst.CSTNode, int, list[str], Sequence[ast.stmt]]
+_last_placements: tuple[cst.Module, str, list[Placement] | None] | None = None
+
+
+def placements(module: cst.Module, text: str) -> list[Placement]:
+    """Every statement of `module` (whose code is `text`) placed by CPython's parser: see
+    `_placed_statements`. The last result is kept: a round asks for it up to three times (lines
+    of simple statements, spans of findings, top-level lines for the next round's splice).
+    Raises SyntaxError (and the like) or _Misplaced when the statements cannot be placed."""
+    global _last_placements
+    if _last_placements is None or _last_placements[0] is not module or _last_placements[1] is not text:
+        tree = python_tree(text)
+        try:
+            placed: list[Placement] | None = list(_placed_statements(module.body, tree.body, [], module.default_indent))
+        except _Misplaced:
+            placed = None
+        _last_placements = (module, text, placed)
+    placed = _last_placements[2]
+    if placed is None:
+        raise _Misplaced
+    return placed
+
+
 def simple_statement_lines(module: cst.Module, text: str) -> dict[int, tuple[int, int]] | None:
     """The first and last line of the code of every line of simple statements (by id), by
     CPython's parser; None when that cannot be told."""
     try:
-        tree = python_tree(text)
         return {
             id(statement): (parsed[0].lineno, parsed[-1].end_lineno or parsed[-1].lineno)
-            for statement, _, _, parsed in _placed_statements(module.body, tree.body, [], module.default_indent)
-            if isinstance(statement, cst.SimpleStatementLine)
+            for statement, _, _, parsed in placements(module, text)
+            if type(statement) is cst.SimpleStatementLine
         }
     except (SyntaxError, ValueError, RecursionError, MemoryError, _Misplaced):
         return None
@@ -197,10 +220,11 @@ def top_level_first_lines(module: cst.Module, text: str) -> list[int] | None:
     """The first line (1-based, leading comment lines included) of each of the module's
     top-level statements, by CPython's parser; None when that cannot be told."""
     try:
-        tree = python_tree(text)
-        return [line for _, line, _, _ in _placed_statements(module.body, tree.body, [], module.default_indent, nested=False)]
+        placed = placements(module, text)
     except (SyntaxError, ValueError, RecursionError, MemoryError, _Misplaced):
         return None
+    top_level = {id(statement) for statement in module.body}
+    return [line for statement, line, _, _ in placed if id(statement) in top_level]
 
 
 def _placed_statements(
@@ -208,14 +232,14 @@ def _placed_statements(
     parsed: Sequence[ast.stmt],
     indents: list[str],
     default_indent: str,
-    nested: bool = True,
-) -> Iterator[tuple[cst.CSTNode, int, list[str], Sequence[ast.stmt]]]:
+) -> Iterator[Placement]:
     """Each libcst statement with the first line of its code (leading comment lines included),
     the indentation of its block and CPython's statements for it, outer statements before inner
-    ones (`nested` false: only the statements of `statements` themselves)."""
+    ones."""
     index = 0
     for statement in statements:
-        if isinstance(statement, cst.SimpleStatementLine):
+        statement_type = type(statement)
+        if statement_type is cst.SimpleStatementLine:
             count = len(statement.body)
             if index + count > len(parsed):
                 raise _Misplaced
@@ -223,7 +247,7 @@ def _placed_statements(
             index += count
             yield statement, first - len(statement.leading_lines), indents, parsed[index - count : index]
             continue
-        if not isinstance(statement, cst.BaseCompoundStatement) or index >= len(parsed):
+        if statement_type not in COMPOUND_STATEMENTS or index >= len(parsed):
             raise _Misplaced
         node = parsed[index]
         index += 1
@@ -236,8 +260,6 @@ def _placed_statements(
             first = decorator_list[0].lineno
             leading += len(statement.decorators[0].leading_lines)
         yield statement, first - leading, indents, (node,)
-        if not nested:
-            continue
         if isinstance(statement, cst.If):
             # `elif` clauses: statements too, nested in CPython as the only statement of `else`.
             clause, parsed_clause = statement.orelse, node

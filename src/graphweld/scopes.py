@@ -14,6 +14,13 @@ from graphweld.walk import children, iter_nodes
 
 # Nodes that open a scope of their own: what they bind stays inside them.
 SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# libcst's node classes are ABCs: `isinstance` against them is slow when it fails, which it
+# mostly does; walks that test every node look the type up instead.
+SCOPE_TYPES = frozenset(SCOPE_NODES)
+
+
+def is_scope(node: cst.CSTNode) -> bool:
+    return type(node) in SCOPE_TYPES
 
 
 def target_names(target: cst.BaseExpression) -> Iterator[str]:
@@ -29,7 +36,14 @@ def target_names(target: cst.BaseExpression) -> Iterator[str]:
 
 def _in_scope(nodes: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
     for root in nodes:
-        yield from iter_nodes(root, prune=lambda node: isinstance(node, SCOPE_NODES))
+        yield from iter_nodes(root, prune=is_scope)
+
+
+# Nodes that bind names: each has a `target`, except those handled by name in `bound_names`.
+_BINDING_TYPES = frozenset(
+    (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.Del)
+    + (cst.AsName, cst.ImportAlias, cst.FunctionDef, cst.ClassDef)
+)
 
 
 def bound_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
@@ -37,26 +51,22 @@ def bound_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
     imports, walrus, del, and the names of nested functions and classes)."""
     bound: set[str] = set()
     for node in _in_scope(nodes):
-        if isinstance(node, cst.AssignTarget):
-            bound.update(target_names(node.target))
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-            bound.update(target_names(node.target))
-        elif isinstance(node, cst.For):
-            bound.update(target_names(node.target))
-        elif isinstance(node, cst.AsName):
+        node_type = type(node)
+        if node_type not in _BINDING_TYPES:
+            continue
+        if node_type is cst.ImportAlias:
+            if node.asname is None:
+                name = node.name
+                while isinstance(name, cst.Attribute):
+                    name = name.value
+                if isinstance(name, cst.Name):
+                    bound.add(name.value)
+        elif node_type is cst.AsName:
             bound.update(target_names(node.name))  # with ... as, except ... as, import ... as
-        elif isinstance(node, cst.ImportAlias) and node.asname is None:
-            name = node.name
-            while isinstance(name, cst.Attribute):
-                name = name.value
-            if isinstance(name, cst.Name):
-                bound.add(name.value)
-        elif isinstance(node, cst.NamedExpr):
-            bound.update(target_names(node.target))
-        elif isinstance(node, cst.Del):
-            bound.update(target_names(node.target))
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        elif node_type is cst.FunctionDef or node_type is cst.ClassDef:
             bound.add(node.name.value)
+        else:
+            bound.update(target_names(node.target))
     return bound
 
 
