@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from graphweld.discover import discover, parse_gitignore
@@ -186,3 +187,24 @@ def test_insertions_of_definitions_combine_and_replacements_stay_put():
     replaced = TextEdit(1, 2, "B\n")
     assert apply_edits(text, [first, second, first, replaced]) == "a\ndef f(): ...\ndef g(): ...\nB\nc\n"
     assert apply_edits(text, [replaced, second]) == "a\ndef g(): ...\nB\nc\n"
+
+
+def test_garbage_collector_is_left_as_the_caller_had_it():
+    # The engine pauses the cyclic collector while it analyses a file (speed); a library call
+    # must not leave it off, nor turn it on for a caller that had turned it off.
+    settings = Settings()
+    assert gc.isenabled()
+    assert fix_text(TWO_SITES, "two.py", settings).applied
+    assert gc.isenabled()
+    propose(TWO_SITES, "two.py", settings)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        fix_text(TWO_SITES, "two.py", settings)
+        propose(TWO_SITES, "two.py", settings)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    broken = process_source("broken.py", b"import torch\n@torch.compile\ndef f(x:\n    print(x)\n", settings)
+    assert broken.error and broken.parsed  # it got as far as the parser, which raised
+    assert gc.isenabled()

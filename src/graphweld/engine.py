@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import ast
 import functools
+import gc
 import multiprocessing
 import os
 import re
 import warnings
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -317,6 +319,26 @@ def parse(text: str) -> cst.Module:
         raise SourceError("cannot parse: the code is nested too deeply") from None
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a file is analysed.
+
+    A libcst tree is a few hundred thousand to millions of GC-tracked objects, and every full
+    collection while one is alive walks all of it; libcst and CPython's `ast` parsers then trigger
+    collection after collection that free almost nothing (trees hold no cycles). Pausing took a
+    quarter off the time per file on the transformers sources. The few cycles a file's analysis
+    does leave (tens of thousands of small objects at most) are collected once the collector
+    runs again. Re-entrant: only the outermost pause re-enables it.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def propose(
     text: str,
     path: str,
@@ -338,6 +360,21 @@ def propose(
     `module`: the text's tree when the caller has it already.
     Raises SourceError when the text does not parse.
     """
+    with collector_paused():
+        return _propose(text, path, settings, rules, site_lines, site_functions, called_lines, called_functions, module)
+
+
+def _propose(
+    text: str,
+    path: str,
+    settings: Settings,
+    rules: Sequence[type[Rule]] | None,
+    site_lines: frozenset[int],
+    site_functions: frozenset[str],
+    called_lines: frozenset[int],
+    called_functions: frozenset[str],
+    module: cst.Module | None,
+) -> Proposals:
     if module is None:
         module = parse(text)
     rules = selected_rules(settings) if rules is None else rules
@@ -456,6 +493,13 @@ def fix_text(
     is the parse of its text (after the first round, the top-level statements that edits touched
     are parsed again and the others kept).
     """
+    with collector_paused():
+        return _fix_rounds(text, path, settings, site_lines, called_lines)
+
+
+def _fix_rounds(
+    text: str, path: str, settings: Settings, site_lines: frozenset[int], called_lines: frozenset[int]
+) -> FixOutcome:
     rules = selected_rules(settings)
     applied: list[Change] = []
     current = text
