@@ -12,7 +12,7 @@ import libcst as cst
 from graphweld.blocks import binds_at_module_level, definitions_anchor
 from graphweld.breakers import DLPACK_BREAKERS, DLPACK_IMPORTERS
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import SCOPE_NODES, bound_names, fresh_name, loaded_names
+from graphweld.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, loaded_names
 from graphweld.walk import children, iter_nodes
 
 # Calls that hand the same data over between frameworks: shape and dtype pass through unchanged.
@@ -342,7 +342,7 @@ class DlpackCustomOp(Rule):
         if not names:
             return None
         after = False
-        for node in iter_nodes(function.body, prune=lambda n: isinstance(n, SCOPE_NODES)):
+        for node in iter_nodes(function.body, prune=is_scope):
             if node is holder:
                 after = True
                 continue

@@ -9,7 +9,7 @@ from graphweld.breakers import IO_BREAKERS, LOGGING_METHODS
 from graphweld.names import dotted_name
 from graphweld.regions import COMPILE_DECORATORS
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import SCOPE_NODES, bound_names, fresh_name, mentioned_names, parameter_names
+from graphweld.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, mentioned_names, parameter_names
 from graphweld.walk import iter_nodes
 
 # Calls whose deferral keeps their meaning: logging and print. warnings.warn is left out (its
@@ -237,7 +237,7 @@ class IsolateIO(Rule):
 
     def _splittable(self, body: list[cst.BaseStatement]) -> bool:
         for index, statement in enumerate(body):
-            for node in iter_nodes(statement, prune=lambda n: isinstance(n, SCOPE_NODES)):
+            for node in iter_nodes(statement, prune=is_scope):
                 if node is not statement and isinstance(node, SCOPE_NODES):
                     return False  # nested functions and classes would need closures across pieces
                 if isinstance(node, (cst.Yield, cst.Await, cst.Global, cst.Nonlocal)):

@@ -13,6 +13,7 @@ from graphweld.rule import Rule, Safety
 from graphweld.scopes import (
     SCOPE_NODES,
     bound_names,
+    is_scope,
     loaded_names,
     parameter_names,
     target_names,
@@ -292,21 +293,20 @@ class NonstrictHelper(Rule):
         Follows values through assignments and in-place calls (`stack.append(frame)`), and
         through the branches and loops they control (a `return` inside `if frame...:`)."""
         qualify = self.context.regions.imports.qualify
-        in_scope = lambda n: isinstance(n, SCOPE_NODES)
         sources = [
-            n for n in iter_nodes(node.body, prune=in_scope) if isinstance(n, cst.Call) and qualify(n.func) in UNTRACEABLE_BREAKERS
+            n for n in iter_nodes(node.body, prune=is_scope) if isinstance(n, cst.Call) and qualify(n.func) in UNTRACEABLE_BREAKERS
         ]
         if not sources:
             return None
         source_ids = {id(call) for call in sources}
-        statements = [n for n in iter_nodes(node.body, prune=in_scope) if isinstance(n, cst.BaseStatement)]
+        statements = [n for n in iter_nodes(node.body, prune=is_scope) if isinstance(n, cst.BaseStatement)]
         tainted: set[str] = set()
         controlled: set[int] = set()  # statements inside a branch or loop a tainted value controls
 
         def depends(expression: cst.CSTNode | None) -> bool:
             if expression is None:
                 return False
-            if any(id(inner) in source_ids for inner in iter_nodes(expression, prune=in_scope)):
+            if any(id(inner) in source_ids for inner in iter_nodes(expression, prune=is_scope)):
                 return True
             return bool(loaded_names([expression]) & tainted)
 
@@ -337,7 +337,7 @@ class NonstrictHelper(Rule):
                 elif inside or any(depends(part) for part in header(statement)):
                     tainted |= bound_names([statement])
                     controlled.update(
-                        id(n) for n in iter_nodes(statement, prune=in_scope) if isinstance(n, cst.BaseStatement) and n is not statement
+                        id(n) for n in iter_nodes(statement, prune=is_scope) if isinstance(n, cst.BaseStatement) and n is not statement
                     )
             if (len(tainted), len(controlled)) == before:
                 break

@@ -164,20 +164,11 @@ class _Misplaced(Exception):
     """libcst's and CPython's statements did not line up."""
 
 
-_last_parsed: tuple[str, ast.Module] | None = None
-
-
 def python_tree(text: str) -> ast.Module:
-    """CPython's tree of `text`; the last one is kept, since a fix round asks twice for the
-    same text (for spans, then to splice the next round's tree)."""
-    global _last_parsed
-    if _last_parsed is not None and _last_parsed[0] is text:
-        return _last_parsed[1]
+    """CPython's tree of `text`, without the warnings its parser emits (invalid escapes, ...)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tree = ast.parse(text)
-    _last_parsed = (text, tree)
-    return tree
+        return ast.parse(text)
 
 
 Placement = tuple[cst.CSTNode, int, list[str], Sequence[ast.stmt]]

@@ -40,10 +40,10 @@ def _in_scope(nodes: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
 
 
 # Nodes that bind names: each has a `target`, except those handled by name in `bound_names`.
-_BINDING_TYPES = frozenset(
-    (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.Del)
-    + (cst.AsName, cst.ImportAlias, cst.FunctionDef, cst.ClassDef)
-)
+_BINDING_TYPES = frozenset([
+    cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.Del,
+    cst.AsName, cst.ImportAlias, cst.FunctionDef, cst.ClassDef,
+])
 
 
 def bound_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
