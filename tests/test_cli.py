@@ -114,12 +114,13 @@ def test_bad_files_get_one_line_errors_and_good_files_are_still_fixed(project: P
 
 
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads any file")
-def test_unreadable_file_is_an_error(project: Path):
+@pytest.mark.parametrize("named", [False, True], ids=["found_in_directory", "named_on_command_line"])
+def test_unreadable_file_is_an_error(project: Path, named: bool):
     secret = project / "secret.py"
     secret.write_text(BROKEN)
     secret.chmod(0)
     try:
-        result = invoke("fix", str(project))
+        result = invoke("fix", *([str(project / "model.py"), str(secret)] if named else [str(project)]))
     finally:
         secret.chmod(0o644)
     assert result.exit_code == 2

@@ -60,7 +60,9 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+# Not readable=True (click's default): click would stop the whole run with a usage error on one
+# unreadable path; the run reports it on its own line and still fixes the other files.
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str, readable=False))
 @click.option("--diff", "show_diff", is_flag=True, help="Print the changes as a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
 @click.option("--interactive", "-i", is_flag=True, help="Review each change as a diff and choose which to apply.")
