@@ -27,6 +27,36 @@ FLOW_NAME = "_flow"
 FRAME_SENSITIVE_CALLS = frozenset({"locals", "vars", "exec", "eval", "super", "dir"})
 
 
+# Calls that read a tensor's value into Python: each breaks the graph where it is evaluated.
+TENSOR_READ_METHODS = frozenset({"item", "tolist", "numpy"})
+TENSOR_READ_BUILTINS = frozenset({"float", "int", "bool", "complex"})
+
+
+def _tensor_read_mid_fstring(body: cst.CSTNode) -> cst.FormattedString | None:
+    """An f-string in `body` that reads a tensor into Python (`.item()`, `float(t)`, ...) after
+    an earlier formatted value. Dynamo (2.13) resumes such a graph break with the earlier values'
+    unformatted objects on its stack, and fails when the function runs again with other values."""
+    for node in iter_nodes(body, prune=is_scope):
+        if not isinstance(node, cst.FormattedString):
+            continue
+        formatted = [part for part in node.parts if isinstance(part, cst.FormattedStringExpression)]
+        for index, part in enumerate(formatted):
+            if index > 0 and any(_reads_tensor(inner) for inner in iter_nodes(part.expression, prune=is_scope)):
+                return node
+    return None
+
+
+def _reads_tensor(node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value in TENSOR_READ_METHODS
+    return isinstance(func, cst.Name) and func.value in TENSOR_READ_BUILTINS and bool(node.args) and not isinstance(
+        node.args[0].value, (cst.Integer, cst.Float, cst.SimpleString)
+    )
+
+
 class NotUnrollable(Exception):
     """Why a loop cannot be unrolled exactly."""
 
@@ -95,7 +125,12 @@ class UnrollLoop(Rule):
     `n` an argument, an `nn.ModuleList`, a tensor), `while` loops, more than `max-unroll`
     iterations, tuple elements whose value the body could change, targets other than names, and
     bodies using `yield`, `await`, `global`/`nonlocal`, zero-argument `super()`, `locals()`,
-    `vars()`, `exec`, `eval` or `dir()`.
+    `vars()`, `exec`, `eval` or `dir()`. Also reported: a body with an f-string that reads a tensor
+    into Python (`.item()`, `float(t)`, ...) after formatting another value, as in
+    `f"step {i}: {loss.item()}"`. The graph breaks in the middle of building that string, and
+    Dynamo (torch 2.13) fails resuming there once the unrolled body runs with a second value
+    (`TypeError: sequence item 1: expected str instance, int found`), where the loop had only
+    skipped its frame.
     """
 
     id = "unroll-loop"
@@ -230,6 +265,15 @@ class UnrollLoop(Rule):
                     raise NotUnrollable(f"`{name}()` depends on the frame it runs in")
             if isinstance(inner, cst.Return):
                 has_return = True
+        if len(values) > 1:
+            mid_string = _tensor_read_mid_fstring(node.body)
+            if mid_string is not None:
+                raise NotUnrollable(
+                    f"`{context.code(mid_string)}` reads a tensor into Python after formatting other values; the graph "
+                    "breaks in the middle of building the string, and Dynamo fails resuming there when the unrolled "
+                    "body runs again with other values (torch 2.13: TypeError: sequence item 1: expected str "
+                    "instance); read the value into a name before the f-string"
+                )
         has_break = _breaks_this_loop(node.body)
         return _Loop(values=values, has_break=has_break, has_return=has_return)
 

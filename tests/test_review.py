@@ -153,11 +153,14 @@ def test_with_an_entry_each_change_shows_its_verification(tmp_path: Path):
     child = spawn(tmp_path, "--entry", "helper_entry.py", "--compile-options", "backend=eager", "helpers.py")
     child.timeout = 180
     child.expect(PROMPT)
-    assert "verification: verified: graphs 4 -> 3" in child.before and "outputs equal" in child.before
+    shown = " ".join(child.before.split())
+    assert "verification: verified: outputs equal, better (graph breaks 4 -> 2)" in shown and "graphs 4 -> 3" in shown
     child.sendline("y")
     child.expect(PROMPT)
-    # Verified together with the change accepted before it.
-    assert "verification: verified: graphs 4 -> 1" in child.before
+    # Verified together with the change accepted before it: the whole function is one graph.
+    shown = " ".join(child.before.split())
+    assert "verification: verified: outputs equal, better (fullgraph=True fails -> compiles)" in shown
+    assert "graphs 4 -> 1" in shown
     child.sendline("y")
     output = finish(child)
     assert "2 change(s) applied" in output

@@ -28,6 +28,14 @@ class EntryError(Exception):
     """The entry could not be run; the message is one line for the user."""
 
 
+class RunFailed(EntryError):
+    """The entry's program raised: `reason` is the exception's first line, without the entry."""
+
+    def __init__(self, entry: str, reason: str) -> None:
+        super().__init__(f"{entry}: {reason}")
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class BreakSite:
     file: str
@@ -104,6 +112,15 @@ class RunReport:
     fullgraph: bool | None = None
     fullgraph_error: str | None = None
     breaks: list[BreakSite] = field(default_factory=list)
+    # "entry": the program's own torch.compile calls were measured; "graphweld": running what the
+    # factory returns compiled nothing, so the runner compiled it (seed 000's convention).
+    compiled_by: str | None = None
+
+    @property
+    def compiled_by_text(self) -> str:
+        return {"entry": "compiled by the entry's own code", "graphweld": "compiled by graphweld"}.get(
+            self.compiled_by or "", "not compiled"
+        )
 
     @property
     def sites(self) -> list[BreakSite]:
@@ -168,7 +185,7 @@ def run_entry(
         with open(result_path, encoding="utf-8") as handle:
             result = json.load(handle)
         if not result.get("ok"):
-            raise EntryError(f"{entry}: {result.get('error', 'the run failed')}")
+            raise RunFailed(entry, result.get("error", "the run failed"))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. "Failed to initialize NumPy" on import
             import torch
@@ -185,6 +202,7 @@ def run_entry(
         skipped_frames=result.get("skipped_frames", 0),
         fullgraph=result.get("fullgraph"),
         fullgraph_error=result.get("fullgraph_error"),
+        compiled_by=result.get("compiled_by"),
         breaks=[
             BreakSite(
                 file=b["file"], line=b["line"], gb=b["gb"], reason=b["reason"], hint=b["hint"],

@@ -8,8 +8,10 @@ A function is a compiled region when it is
 - reached from a region by direct calls in the same module: `helper(x)`, a nested function,
   `self.method(x)`, `super().method(x)`, or a submodule `self.block(x)` assigned as
   `self.block = Block(...)`, whose `forward` is reached;
-- the `forward` of the model an entry's `my_model_function()` returns, in a module that follows
-  the entry convention (it also defines `GetInput()`): graphweld compiles that model;
+- the `forward` of the model (or the function) an entry's `my_model_function()` returns, in a
+  module that follows the entry convention (it also defines `GetInput()`) and compiles nothing
+  itself: graphweld compiles that model. A module that compiles something itself is measured as
+  its code compiles it, so an eager driver it hands out is not a region;
 - or any function at all with `assume_compiled`.
 Functions Dynamo does not trace are never regions: decorated with `torch.compiler.disable`,
 `torch._dynamo.disable`, `nonstrict_trace` or `allow_in_graph`, and custom operators.
@@ -313,7 +315,8 @@ class CompiledRegions:
         self, decorators: dict[int, set[str | None]], disabled: set[int], extra_roots: list[FunctionInfo]
     ) -> None:
         indexer = self._indexer
-        roots = [info for info in indexer.functions if COMPILE_DECORATORS & decorators[id(info.node)]] + extra_roots
+        decorated = [info for info in indexer.functions if COMPILE_DECORATORS & decorators[id(info.node)]]
+        roots = decorated + extra_roots
         for call, scope in indexer.compile_calls:
             if self.imports.qualify(call.func) == "torch.compile":
                 if call.args and call.args[0].keyword is None:
@@ -322,8 +325,10 @@ class CompiledRegions:
                 # nn.Module.compile(): `model.compile()` compiles model.forward in place.
                 roots.extend(self._resolve_target(call.func.value, scope))
         functions = indexer.module_functions
-        if "my_model_function" in functions and "GetInput" in functions:
-            # The entry convention: graphweld compiles the model my_model_function() returns.
+        compiles_itself = bool(decorated) or any(self._is_torch_compile_call(call) for call, _ in indexer.compile_calls)
+        if "my_model_function" in functions and "GetInput" in functions and not compiles_itself:
+            # The entry convention: graphweld compiles the model my_model_function() returns,
+            # unless the module compiles something itself (then its own compiles are measured).
             roots.extend(self._forward_of_product("my_model_function", None))
         pending = [info for info in roots if id(info.node) not in disabled]
         while pending:
@@ -333,6 +338,16 @@ class CompiledRegions:
             self._compiled.add(id(info.node))
             for callee in info.callees:
                 pending.extend(self._resolve_call(callee, info))
+
+    def _is_torch_compile_call(self, call: cst.Call) -> bool:
+        """`torch.compile(...)`, or `model.compile()` (nn.Module.compile), not `re.compile(pattern)`."""
+        if self.imports.qualify(call.func) in COMPILE_DECORATORS:
+            return True
+        if not isinstance(call.func, cst.Attribute) or any(arg.keyword is None for arg in call.args):
+            return False
+        owner = dotted_name(call.func.value)
+        # `re.compile(...)`, `regex.compile(...)`: the owner is an imported module, not a model.
+        return owner is None or owner.partition(".")[0] not in self.imports.aliases
 
     @property
     def any_compiled(self) -> bool:

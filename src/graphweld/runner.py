@@ -2,9 +2,15 @@
 
 It loads an entry (seed 000's convention: `my_model_function()` returns the model or function,
 `GetInput()` its input), serves rewritten sources through an import overlay, runs the model
-eagerly and/or under torch.compile with a counting backend, collects every graph break from
-Dynamo's graph-break logs (file, line, GB id, reason; `torch._dynamo.explain` misses breaks in
-loops), checks `fullgraph=True`, and writes a JSON result plus the outputs (torch.save).
+eagerly and/or compiled, collects every graph break from Dynamo's graph-break logs (file, line,
+GB id, reason; `torch._dynamo.explain` misses breaks in loops), checks `fullgraph=True`, and
+writes a JSON result plus the outputs (torch.save).
+
+The program is measured as its own code compiles it: every graph Dynamo hands to a backend is
+counted, whoever called `torch.compile`. Only when running what the factory returns compiles
+nothing by itself (seed 000's harness compiles a plain model) does the runner compile it. The
+eager reference runs with every `torch.compile` in the program turned off
+(`torch.compiler.set_stance("force_eager")`).
 Only this module imports torch; graphweld's rewriting never does.
 """
 
@@ -69,7 +75,8 @@ def _load_entry(path: str, overlay: OverlayFinder):  # type: ignore[no-untyped-d
     name = "graphweld_entry"
     if real in overlay.overlay:
         loader = OverlayLoader(name, real, overlay.overlay[real])
-        spec = importlib.util.spec_from_loader(name, loader, origin=real)
+        # From a file location, so that the module has its `__file__` as when run from disk.
+        spec = importlib.util.spec_from_file_location(name, real, loader=loader)
     else:
         spec = importlib.util.spec_from_file_location(name, real)
     assert spec is not None and spec.loader is not None
@@ -189,8 +196,6 @@ def _fresh_model_and_inputs(module: Any, factory: str, device: Any):  # type: ig
 
     torch.manual_seed(0)
     model = getattr(module, factory)()
-    # Already compiled: recompile the original so graphweld's counting backend sees the graphs.
-    model = getattr(model, "_orig_mod", None) or getattr(model, "_torchdynamo_orig_callable", None) or model
     if isinstance(model, torch.nn.Module):
         model = model.to(device).eval()
     torch.manual_seed(0)
@@ -198,10 +203,176 @@ def _fresh_model_and_inputs(module: Any, factory: str, device: Any):  # type: ig
     return model, inputs
 
 
-def run(request: dict[str, Any]) -> dict[str, Any]:
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
+class GraphCounter:
+    """Counts every graph Dynamo hands to a backend, whichever `torch.compile` call made it.
+
+    The ops of a graph are its call nodes; the ops a `nonstrict_trace` call runs are counted
+    inside it (Dynamo records the call as one opaque node), a custom op counts as its one node.
+    """
+
+    def __init__(self) -> None:
+        self.ops_per_graph: list[int] = []
+        self._original: Any = None
+
+    def __enter__(self) -> "GraphCounter":
+        from torch._dynamo.output_graph import OutputGraph
+
+        self._original = original = OutputGraph.call_user_compiler
+        counter = self
+
+        def call_user_compiler(graph_self, gm, example_inputs):  # type: ignore[no-untyped-def]
+            counter.ops_per_graph.append(_count_ops(gm))
+            return original(graph_self, gm, example_inputs)
+
+        OutputGraph.call_user_compiler = call_user_compiler
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from torch._dynamo.output_graph import OutputGraph
+
+        OutputGraph.call_user_compiler = self._original
+
+    def clear(self) -> None:
+        self.ops_per_graph.clear()
+
+
+def _count_ops(gm: Any) -> int:
+    total = 0
+    for node in gm.graph.nodes:
+        if node.op not in ("call_function", "call_method", "call_module"):
+            continue
+        if getattr(node.target, "__name__", "") == "flat_apply_capture":
+            total += _ops_inside_nonstrict_call(gm, node)
+        else:
+            total += 1
+    return total
+
+
+def _ops_inside_nonstrict_call(gm: Any, node: Any) -> int:
+    """The ATen ops a `nonstrict_trace` call runs, traced with fake tensors of its inputs' shapes
+    (1 when they cannot be traced, e.g. symbolic shapes)."""
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    try:
+        function_node, spec_node, *rest = node.args
+        function, spec = getattr(gm, function_node.target), getattr(gm, spec_node.target)
+        values = []
+        for arg in rest:
+            value = arg.meta.get("example_value") if isinstance(arg, torch.fx.Node) else arg
+            if isinstance(value, torch.Tensor):
+                value = torch.zeros(tuple(int(size) for size in value.shape), dtype=value.dtype, device=value.device)
+            values.append(value)
+        tensor_positions = [index for index, value in enumerate(values) if isinstance(value, torch.Tensor)]
+
+        def call(*tensors):  # type: ignore[no-untyped-def]
+            args = list(values)
+            for index, tensor in zip(tensor_positions, tensors):
+                args[index] = tensor
+            return node.target(function, spec, *args)
+
+        traced = make_fx(call, tracing_mode="fake")(*[values[index] for index in tensor_positions])
+        return max(1, sum(1 for inner in traced.graph.nodes if inner.op == "call_function"))
+    except Exception:  # counting is best effort; the call itself is in the graph
+        return 1
+
+
+@contextlib.contextmanager
+def _stance(stance: str, backend: Any = None):  # type: ignore[no-untyped-def]
+    import torch
+
+    torch.compiler.set_stance(stance, force_backend=backend) if backend is not None else torch.compiler.set_stance(stance)
+    try:
+        yield
+    finally:
+        torch.compiler.set_stance("default")
+
+
+def _compiled_run(module: Any, factory: str, device: Any, request: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """Run the entry compiled: as its own code compiles it, or compiled by the runner when that
+    compiles nothing. Returns the report's fields and the outputs."""
     import torch
     import torch._dynamo
     from torch._dynamo.utils import counters
+
+    options = dict(request.get("compile_options", {}))
+    # --compile-options backend=... replaces the backend of the program's own torch.compile calls.
+    forced_backend = options.pop("backend", None)
+    mode = options.pop("mode", None)
+    collector = _collect_breaks(torch)
+
+    def attempt(compile_it: bool) -> tuple[Any, str]:
+        torch._dynamo.reset()
+        counters.clear()
+        collector.messages.clear()
+        graphs.clear()
+        model, inputs = _fresh_model_and_inputs(module, factory, device)
+        printed = io.StringIO()
+        with torch.no_grad(), contextlib.redirect_stdout(printed):
+            torch.manual_seed(0)
+            if compile_it:
+                extra = {"mode": mode} if mode else {}
+                model = torch.compile(model, backend=forced_backend or "inductor", **extra, **options)
+                output = _call(model, inputs)
+            else:
+                with _stance("default", forced_backend):
+                    output = _call(model, inputs)
+        return output, printed.getvalue()
+
+    with GraphCounter() as graphs:
+        output, printed = attempt(compile_it=False)
+        compiled_by = "entry"
+        if counters["frames"]["total"] == 0 and not graphs.ops_per_graph:
+            output, printed = attempt(compile_it=True)
+            compiled_by = "graphweld"
+        frames = counters["frames"]
+        breaks = [parsed for parsed in map(parse_break, collector.messages) if parsed is not None]
+        fields: dict[str, Any] = dict(
+            compiled_by=compiled_by,
+            compiled_stdout=printed,
+            graphs=len(graphs.ops_per_graph),
+            ops=sum(graphs.ops_per_graph),
+            frames_total=frames["total"],
+            frames_ok=frames["ok"],
+            skipped_frames=max(frames["total"] - frames["ok"], sum(b["skipped_frame"] for b in breaks)),
+            breaks=breaks,
+        )
+    outputs = _to_cpu(output)
+    if request.get("check_fullgraph", True):
+        fields.update(_fullgraph(module, factory, device, compiled_by, options.get("dynamic")))
+    return fields, outputs
+
+
+def _fullgraph(module: Any, factory: str, device: Any, compiled_by: str, dynamic: Any) -> dict[str, Any]:
+    """Whether every compiled frame compiles to one graph: `fullgraph=True` on the model the runner
+    compiles, or `torch._dynamo.error_on_graph_break(True)` around the program's own compiles."""
+    import torch
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    model, inputs = _fresh_model_and_inputs(module, factory, device)
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            if compiled_by == "graphweld":
+                _call(torch.compile(model, backend="eager", fullgraph=True, dynamic=dynamic), inputs)
+            else:
+                error_on_graph_break = getattr(torch._dynamo, "error_on_graph_break", None)
+                if error_on_graph_break is None:  # torch < 2.9: cannot be asked of the program's compiles
+                    return {"fullgraph": None}
+                with error_on_graph_break(True), _stance("default", "eager"):
+                    _call(model, inputs)
+        return {"fullgraph": True}
+    except Exception as exc:  # any failure means fullgraph=True does not hold
+        return {"fullgraph": False, "fullgraph_error": str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}
+
+
+def run(request: dict[str, Any]) -> dict[str, Any]:
+    import torch
 
     device_name = request.get("device", "auto")
     if device_name == "auto":
@@ -224,58 +395,15 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     if "eager" in request["modes"]:
         model, inputs = _fresh_model_and_inputs(module, factory, device)
         printed = io.StringIO()
-        with torch.no_grad(), contextlib.redirect_stdout(printed):
+        # Every torch.compile the program makes is turned off: the reference is the plain program.
+        with torch.no_grad(), contextlib.redirect_stdout(printed), _stance("force_eager"):
             torch.manual_seed(0)
             outputs["eager"] = _to_cpu(_call(model, inputs))
         result["eager_stdout"] = printed.getvalue()
 
     if "compiled" in request["modes"]:
-        options = dict(request.get("compile_options", {}))
-        backend_name = options.pop("backend", "inductor")
-        mode = options.pop("mode", None)
-        graphs: list[int] = []
-
-        def counting_backend(gm, example_inputs):  # type: ignore[no-untyped-def]
-            graphs.append(sum(1 for node in gm.graph.nodes if node.op in ("call_function", "call_method", "call_module")))
-            if backend_name == "inductor":
-                from torch._inductor.compile_fx import compile_fx
-
-                patches = torch._inductor.list_mode_options(mode) if mode else None
-                return compile_fx(gm, example_inputs, config_patches=patches)
-            from torch._dynamo.backends.registry import lookup_backend
-
-            return lookup_backend(backend_name)(gm, example_inputs)
-
-        collector = _collect_breaks(torch)
-        torch._dynamo.reset()
-        counters.clear()
-        model, inputs = _fresh_model_and_inputs(module, factory, device)
-        printed = io.StringIO()
-        with torch.no_grad(), contextlib.redirect_stdout(printed):
-            torch.manual_seed(0)
-            compiled = torch.compile(model, backend=counting_backend, **options)
-            outputs["compiled"] = _to_cpu(_call(compiled, inputs))
-        frames = counters["frames"]
-        breaks = [parsed for parsed in map(parse_break, collector.messages) if parsed is not None]
-        result.update(
-            compiled_stdout=printed.getvalue(),
-            graphs=len(graphs),
-            ops=sum(graphs),
-            frames_total=frames["total"],
-            frames_ok=frames["ok"],
-            skipped_frames=max(frames["total"] - frames["ok"], sum(b["skipped_frame"] for b in breaks)),
-            breaks=breaks,
-        )
-        if request.get("check_fullgraph", True):
-            torch._dynamo.reset()
-            model, inputs = _fresh_model_and_inputs(module, factory, device)
-            try:
-                with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
-                    _call(torch.compile(model, backend="eager", fullgraph=True, dynamic=options.get("dynamic")), inputs)
-                result["fullgraph"] = True
-            except Exception as exc:  # any failure means fullgraph=True does not hold
-                result["fullgraph"] = False
-                result["fullgraph_error"] = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        fields, outputs["compiled"] = _compiled_run(module, factory, device, request)
+        result.update(fields)
     torch.save(outputs, request["outputs_path"])
     return result
 
@@ -290,7 +418,7 @@ def main() -> None:
     except BaseException as exc:  # reported to the parent as one line, with the traceback kept
         result = {
             "ok": False,
-            "error": f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}".rstrip(": "),
+            "error": _first_line(exc),
             "traceback": traceback.format_exc(),
         }
     with open(result_path, "w", encoding="utf-8") as handle:

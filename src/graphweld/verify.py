@@ -1,5 +1,13 @@
-"""Deciding whether a rewrite verified: outputs equal to the eager original, printed output
-unchanged (for safe fixes), and the graph picture not worse."""
+"""Deciding whether a rewrite verified.
+
+Required: the compiled-after outputs equal the eager-before outputs, and (for safe fixes) the
+printed output is the same. Then the compile picture must not get worse, judged in this order:
+skipped frames, whether `fullgraph=True` compiles, graph breaks, graphs. The first of these that
+changed decides: a rewrite that removes a skipped frame is progress even if it shows breaks the
+skipped frame hid, and one that removes breaks is progress even when fewer ops are visible to
+Dynamo (a `nonstrict_trace` call or a custom op is one node in the graph). Ops are reported, never
+judged.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +17,64 @@ from graphweld.compare import LeafComparison, compare_outputs
 from graphweld.entry import RunReport
 
 
+@dataclass(frozen=True)
+class Measure:
+    """One step of the order: its name and how to read it from a run (lower is better)."""
+
+    name: str
+    worse: str  # the problem when it went up
+
+    def value(self, report: RunReport) -> int:
+        if self.name == "skipped frames":
+            return report.skipped_frames
+        if self.name == "fullgraph=True":
+            return 0 if report.fullgraph else 1
+        if self.name == "graph breaks":
+            return len(report.breaks)
+        return report.graphs
+
+
+ORDER = (
+    Measure("skipped frames", "skipped frames went up"),
+    Measure("fullgraph=True", "fullgraph=True compiled before and fails after"),
+    Measure("graph breaks", "graph breaks went up"),
+    Measure("graphs", "graphs went up"),
+)
+
+
+def _describe(measure: Measure, before: RunReport, after: RunReport) -> str:
+    if measure.name == "fullgraph=True":
+        state = {True: "compiles", False: "fails", None: "not checked"}
+        return f"fullgraph=True {state[before.fullgraph]} -> {state[after.fullgraph]}"
+    return f"{measure.name} {measure.value(before)} -> {measure.value(after)}"
+
+
 @dataclass
 class Verdict:
     comparisons: list[LeafComparison]
     problems: list[str] = field(default_factory=list)
+    # The measure that decided, as "graph breaks 2 -> 0", or "" when the picture is unchanged.
+    progress: str = ""
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+def compare_pictures(before: RunReport, after: RunReport) -> tuple[int, Measure | None]:
+    """-1 when `after` compiles better, 0 the same, 1 worse; with the measure that decided."""
+    for measure in ORDER:
+        if measure.name == "fullgraph=True" and (before.fullgraph is None or after.fullgraph is None):
+            continue  # not checked on one side: nothing to compare
+        left, right = measure.value(before), measure.value(after)
+        if left != right:
+            return (-1 if right < left else 1), measure
+    return 0, None
+
+
+def failed(reason: str) -> Verdict:
+    """The verdict on a rewrite whose run raised: the reason is the exception's first line."""
+    return Verdict([], [f"the compiled run fails with {reason}"])
 
 
 def judge(before: RunReport, after: RunReport, *, check_stdout: bool = True) -> Verdict:
@@ -30,10 +88,23 @@ def judge(before: RunReport, after: RunReport, *, check_stdout: bool = True) -> 
         verdict.problems.append(f"outputs differ from the eager original at {first.path}: {first.detail}")
     if check_stdout and after.compiled_stdout != before.eager_stdout:
         verdict.problems.append("printed output differs from the eager original")
-    if after.skipped_frames > before.skipped_frames:
-        verdict.problems.append(f"skipped frames went up: {before.skipped_frames} -> {after.skipped_frames}")
-    if after.ops < before.ops:
-        verdict.problems.append(f"fewer ops captured in graphs: {before.ops} -> {after.ops}")
-    if before.fullgraph and after.fullgraph is False:
-        verdict.problems.append("fullgraph=True compiled before and fails after")
+    if before.compiled_by != after.compiled_by:
+        verdict.problems.append(f"{before.compiled_by_text} before, {after.compiled_by_text} after")
+        return verdict
+    direction, measure = compare_pictures(before, after)
+    if measure is not None and direction > 0:
+        verdict.problems.append(
+            measure.worse if measure.name == "fullgraph=True" else f"{measure.worse}: {measure.value(before)} -> {measure.value(after)}"
+        )
+    elif measure is not None:
+        verdict.progress = _describe(measure, before, after)
     return verdict
+
+
+def verdict_line(before: RunReport, after: RunReport, verdict: Verdict) -> str:
+    """One line for a person: the verdict, what decided it, and the whole picture."""
+    picture = ", ".join(_describe(measure, before, after) for measure in ORDER)
+    if verdict.ok:
+        judged = f"better ({verdict.progress})" if verdict.progress else "compiles the same"
+        return f"verified: outputs equal, {judged}; {picture}"
+    return f"NOT verified: {'; '.join(verdict.problems)}; {picture}"

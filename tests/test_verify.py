@@ -1,0 +1,74 @@
+"""The judgement of a rewrite, on synthetic run reports: outputs first, then the compile picture
+in order (skipped frames, fullgraph=True, graph breaks, graphs); ops are never judged."""
+
+from __future__ import annotations
+
+import torch
+
+from graphweld.entry import BreakSite, RunReport
+from graphweld.verify import compare_pictures, failed, judge, verdict_line
+
+OUTPUT = torch.arange(3.0)
+
+
+def report(*, graphs: int, breaks: int, skipped: int = 0, fullgraph: bool | None = False, ops: int = 10,
+           output: torch.Tensor = OUTPUT, stdout: str = "") -> RunReport:
+    site = BreakSite(file="m.py", line=1, gb="GB0000", reason="r", hint="", skipped_frame=False)
+    return RunReport(
+        device="cpu", torch_version=torch.__version__, outputs={"eager": OUTPUT, "compiled": output},
+        eager_stdout="", compiled_stdout=stdout, graphs=graphs, ops=ops, skipped_frames=skipped,
+        fullgraph=fullgraph, breaks=[site] * breaks, compiled_by="entry",
+    )
+
+
+def test_fewer_breaks_is_progress_even_with_fewer_ops():
+    verdict = judge(report(graphs=3, breaks=2, ops=6), report(graphs=1, breaks=0, ops=1, fullgraph=True))
+    assert verdict.ok
+    assert verdict.progress == "fullgraph=True fails -> compiles"
+    fewer = judge(report(graphs=3, breaks=2, ops=6), report(graphs=2, breaks=1, ops=2))
+    assert fewer.ok and fewer.progress == "graph breaks 2 -> 1"
+
+
+def test_skipped_frames_up_is_not_progress_even_with_breaks_equal():
+    verdict = judge(report(graphs=2, breaks=1), report(graphs=1, breaks=1, skipped=1))
+    assert not verdict.ok
+    assert verdict.problems == ["skipped frames went up: 0 -> 1"]
+
+
+def test_the_first_measure_that_changed_decides():
+    # A skipped frame gone shows the breaks it hid: still progress.
+    unrolled = judge(report(graphs=0, breaks=1, skipped=1), report(graphs=3, breaks=2))
+    assert unrolled.ok and unrolled.progress == "skipped frames 1 -> 0"
+    # fullgraph=True stops compiling: worse, whatever the breaks did.
+    lost = judge(report(graphs=1, breaks=0, fullgraph=True), report(graphs=1, breaks=0, fullgraph=False))
+    assert lost.problems == ["fullgraph=True compiled before and fails after"]
+    # Same breaks, more graphs: worse.
+    assert judge(report(graphs=2, breaks=1), report(graphs=3, breaks=1)).problems == ["graphs went up: 2 -> 3"]
+    # Unchanged: verified, no progress claimed.
+    same = judge(report(graphs=2, breaks=1), report(graphs=2, breaks=1, ops=3))
+    assert same.ok and same.progress == ""
+
+
+def test_fullgraph_not_checked_on_one_side_is_skipped_in_the_order():
+    direction, measure = compare_pictures(report(graphs=2, breaks=1, fullgraph=None), report(graphs=1, breaks=0))
+    assert direction == -1 and measure is not None and measure.name == "graph breaks"
+
+
+def test_outputs_and_printed_text_are_required_first():
+    wrong = judge(report(graphs=3, breaks=2), report(graphs=1, breaks=0, output=OUTPUT + 1))
+    assert not wrong.ok and wrong.problems[0].startswith("outputs differ from the eager original")
+    printed = judge(report(graphs=3, breaks=2), report(graphs=1, breaks=0, stdout="hello\n"))
+    assert printed.problems == ["printed output differs from the eager original"]
+    assert judge(report(graphs=3, breaks=2), report(graphs=1, breaks=0, stdout="hello\n"), check_stdout=False).ok
+
+
+def test_a_run_that_fails_is_a_verdict_not_an_error():
+    verdict = failed("TypeError: sequence item 1: expected str instance, int found")
+    assert verdict.problems == ["the compiled run fails with TypeError: sequence item 1: expected str instance, int found"]
+
+
+def test_verdict_line_names_what_decided():
+    before, after = report(graphs=3, breaks=2), report(graphs=1, breaks=0, fullgraph=True)
+    line = verdict_line(before, after, judge(before, after))
+    assert line.startswith("verified: outputs equal, better (fullgraph=True fails -> compiles)")
+    assert "graph breaks 2 -> 0" in line and "graphs 3 -> 1" in line
