@@ -92,10 +92,12 @@ def test_eager_driver_around_a_compiled_core_is_left_alone(workdir: Path):
     assert (data["before"]["graph_breaks"], data["before"]["fullgraph"]) == (0, True)
     assert entry.read_text() == original
 
-    explained = invoke("explain", str(entry))
+    explained = invoke("explain", str(entry), "--compile-options", "backend=eager,dynamic=false")
     assert explained.exit_code == 0, explained.output
     assert "No graph breaks." in explained.stdout
     assert "Compiled by the entry's own code" in " ".join(explained.stdout.split())
+    # Options for a compile graphweld does not make are said to apply to nothing.
+    assert "--compile-options dynamic applied to nothing" in explained.stderr
 
 
 def test_a_plain_model_is_compiled_by_graphweld(workdir: Path):

@@ -371,6 +371,7 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
             report = run_entry(entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
     except (EntryError, SettingsError) as exc:
         raise _fail(str(exc))
+    _note_unused_options(report)
     explained = explain_sites(report, settings)
     if output_format == "json":
         click.echo(json.dumps({
@@ -431,6 +432,7 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
             before = run_entry(before_entry, ("eager", "compiled"), device=device, compile_options=options, timeout=timeout)
     except EntryError as exc:
         raise _fail(str(exc))
+    _note_unused_options(before)
     try:
         with _stderr().status("running AFTER compiled", spinner="dots"):
             after = run_entry(after_entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
@@ -455,6 +457,15 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
     for problem in verdict.problems:
         out.print(f"[red]not verified[/]: {problem}")
     raise click.exceptions.Exit(EXIT_PENDING)
+
+
+def _note_unused_options(report) -> None:  # type: ignore[no-untyped-def]
+    if report.unused_compile_options:
+        _stderr().print(
+            f"note: --compile-options {', '.join(report.unused_compile_options)} applied to nothing: the entry "
+            "compiles itself, and only `backend` replaces its own compiles' choice",
+            highlight=False,
+        )
 
 
 def _picture_dict(report) -> dict[str, object]:  # type: ignore[no-untyped-def]
@@ -492,6 +503,7 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
                                     progress=lambda message: status.update(message))
     except EntryError as exc:
         raise _fail(str(exc))
+    _note_unused_options(result.before)
     write = not (show_diff or check)
     for path, candidate in sorted(result.kept.items()):
         if write:

@@ -115,6 +115,8 @@ class RunReport:
     # "entry": the program's own torch.compile calls were measured; "graphweld": running what the
     # factory returns compiled nothing, so the runner compiled it (seed 000's convention).
     compiled_by: str | None = None
+    # --compile-options that applied to nothing: the program compiled itself (only `backend` applies).
+    unused_compile_options: tuple[str, ...] = ()
 
     @property
     def compiled_by_text(self) -> str:
@@ -203,6 +205,7 @@ def run_entry(
         fullgraph=result.get("fullgraph"),
         fullgraph_error=result.get("fullgraph_error"),
         compiled_by=result.get("compiled_by"),
+        unused_compile_options=tuple(result.get("unused_compile_options", ())),
         breaks=[
             BreakSite(
                 file=b["file"], line=b["line"], gb=b["gb"], reason=b["reason"], hint=b["hint"],

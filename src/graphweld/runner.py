@@ -334,6 +334,8 @@ def _compiled_run(module: Any, factory: str, device: Any, request: dict[str, Any
         breaks = [parsed for parsed in map(parse_break, collector.messages) if parsed is not None]
         fields: dict[str, Any] = dict(
             compiled_by=compiled_by,
+            # Options for the torch.compile the runner makes: unused when the program compiles itself.
+            unused_compile_options=sorted([*options, *(["mode"] if mode else [])]) if compiled_by == "entry" else [],
             compiled_stdout=printed,
             graphs=len(graphs.ops_per_graph),
             ops=sum(graphs.ops_per_graph),
