@@ -5,29 +5,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 import torch
-from click.testing import CliRunner
-
-from graphweld.cli import main
-
-ENTRIES = Path(__file__).parent / "entries"
+from test_entry import invoke, workdir  # noqa: F401  (workdir: the entries copied to a temporary folder)
 
 pytestmark = pytest.mark.slow
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
-
-
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    for path in ENTRIES.glob("*.py"):
-        shutil.copy(path, tmp_path / path.name)
-    return tmp_path
 
 
 def load(path: Path, name: str):  # type: ignore[no-untyped-def]
