@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from graphweld.blocks import binds_at_module_level, definitions_anchor
-from graphweld.breakers import UNTRACEABLE_BREAKERS
+from graphweld.breakers import TENSOR_VALUE_READS, UNTRACEABLE_BREAKERS
 from graphweld.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import (
@@ -28,7 +28,7 @@ CANDIDATE_KINDS = frozenset({"explicit", "untraceable", "configured"})
 # into the graph.
 NONDETERMINISTIC_PREFIXES = ("random.", "time.", "datetime.", "uuid.", "secrets.", "numpy.random.", "os.urandom", "gc.")
 # Tensor methods that read values into Python: non-strict tracing bakes them in as constants.
-VALUE_READS = frozenset({"item", "tolist", "numpy", "data_ptr"})
+VALUE_READS = TENSOR_VALUE_READS | {"data_ptr"}
 # Methods that mutate a Python list, dict or set in place.
 CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "remove", "clear", "update", "setdefault", "popitem", "discard", "pop"})
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from graphweld.blocks import block_statements
+from graphweld.breakers import TENSOR_VALUE_READS
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import (
     SCOPE_NODES,
@@ -27,8 +28,7 @@ FLOW_NAME = "_flow"
 FRAME_SENSITIVE_CALLS = frozenset({"locals", "vars", "exec", "eval", "super", "dir"})
 
 
-# Calls that read a tensor's value into Python: each breaks the graph where it is evaluated.
-TENSOR_READ_METHODS = frozenset({"item", "tolist", "numpy"})
+# Builtins that read a tensor's value into Python when given one: each breaks the graph.
 TENSOR_READ_BUILTINS = frozenset({"float", "int", "bool", "complex"})
 
 
@@ -51,7 +51,7 @@ def _reads_tensor(node: cst.CSTNode) -> bool:
         return False
     func = node.func
     if isinstance(func, cst.Attribute):
-        return func.attr.value in TENSOR_READ_METHODS
+        return func.attr.value in TENSOR_VALUE_READS
     return isinstance(func, cst.Name) and func.value in TENSOR_READ_BUILTINS and bool(node.args) and not isinstance(
         node.args[0].value, (cst.Integer, cst.Float, cst.SimpleString)
     )

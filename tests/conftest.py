@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
 
 import pytest
+
+ENTRIES = Path(__file__).parent / "entries"
 
 
 def pytest_collection_modifyitems(config, items):
@@ -28,3 +32,11 @@ def _no_color(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     os.environ.pop("FORCE_COLOR", None)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """The entries of tests/entries/ copied to a temporary folder (fix --entry writes in place)."""
+    for path in ENTRIES.glob("*.py"):
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_entry import invoke, workdir  # noqa: F401  (workdir: the entries copied to a temporary folder)
+from test_entry import invoke
 
 pytestmark = pytest.mark.slow
 
@@ -22,11 +22,16 @@ def load(path: Path, name: str):  # type: ignore[no-untyped-def]
     return module
 
 
+def fix_entry_in_place(entry: Path, *options: str) -> dict:
+    """`graphweld fix --entry ENTRY ENTRY`: the entry's own file is what gets fixed; its JSON report."""
+    result = invoke("fix", "--entry", str(entry), *options, str(entry), "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
 def test_split_of_a_compiled_function_that_saves_is_kept(workdir: Path):
     entry = workdir / "save_split_entry.py"
-    result = invoke("fix", "--entry", str(entry), str(entry), "--format", "json")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = fix_entry_in_place(entry)
     assert data["kept"] == {str(entry): ["isolate-io"]}, data["dropped"]
     before, after = data["before"], data["after"]
     assert before["compiled_by"] == after["compiled_by"] == "entry"
@@ -49,9 +54,7 @@ def test_split_of_a_compiled_function_that_saves_is_kept(workdir: Path):
 
 def test_nonstrict_helper_verifies_although_fewer_ops_are_visible(workdir: Path):
     entry = workdir / "frame_helper_entry.py"
-    result = invoke("fix", "--entry", str(entry), str(entry), "--format", "json")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = fix_entry_in_place(entry)
     assert data["kept"] == {str(entry): ["nonstrict-helper"]}, data["dropped"]
     before, after = data["before"], data["after"]
     assert (before["graphs"], before["fullgraph"]) == (3, False)
@@ -68,9 +71,7 @@ def test_eager_driver_around_a_compiled_core_is_left_alone(workdir: Path):
     assert static.exit_code == 0, static.output
     assert entry.read_text() == original
 
-    result = invoke("fix", "--entry", str(entry), "--unsafe-fixes", str(entry), "--format", "json")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = fix_entry_in_place(entry, "--unsafe-fixes")
     assert data["kept"] == {} and data["dropped"] == {}
     assert data["before"]["compiled_by"] == "entry"
     assert (data["before"]["graph_breaks"], data["before"]["fullgraph"]) == (0, True)

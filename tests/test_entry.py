@@ -7,7 +7,6 @@ The runs use torch.compile's `eager` backend (Dynamo only: what graphweld checks
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from click.testing import CliRunner
 from graphweld.cli import main
 from graphweld.entry import EntryError, parse_compile_options, run_entry
 
-ENTRIES = Path(__file__).parent / "entries"
 EAGER = ["--compile-options", "backend=eager"]
 
 pytestmark = pytest.mark.slow
@@ -25,13 +23,6 @@ pytestmark = pytest.mark.slow
 
 def invoke(*args: str):
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
-
-
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    for path in ENTRIES.glob("*.py"):
-        shutil.copy(path, tmp_path / path.name)
-    return tmp_path
 
 
 @pytest.mark.parametrize(

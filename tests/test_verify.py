@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from graphweld.entry import BreakSite, RunReport
+from graphweld.entry import BreakSite, RunFailed, RunReport
 from graphweld.verify import compare_pictures, failed, judge, verdict_line
 
 OUTPUT = torch.arange(3.0)
@@ -63,7 +63,7 @@ def test_outputs_and_printed_text_are_required_first():
 
 
 def test_a_run_that_fails_is_a_verdict_not_an_error():
-    verdict = failed("TypeError: sequence item 1: expected str instance, int found")
+    verdict = failed(RunFailed("entry.py", "TypeError: sequence item 1: expected str instance, int found"))
     assert verdict.problems == ["the compiled run fails with TypeError: sequence item 1: expected str instance, int found"]
 
 

@@ -23,6 +23,9 @@ from graphweld.settings import Settings
 from graphweld.walk import children
 
 EXPLICIT_BREAKERS = frozenset({"torch._dynamo.graph_break", "torch._dynamo.skip_frame"})
+# Tensor methods that read a tensor's values into Python: Dynamo breaks the graph on each
+# (unless capture_scalar_outputs), and non-strict tracing would freeze the value as a constant.
+TENSOR_VALUE_READS = frozenset({"item", "tolist", "numpy"})
 
 IO_BREAKERS = frozenset(
     {

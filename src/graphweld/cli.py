@@ -192,7 +192,7 @@ def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, device
     from collections import defaultdict
 
     from graphweld.discover import discover
-    from graphweld.entry import EntryError, RunFailed, parse_compile_options, run_entry
+    from graphweld.entry import EntryError, parse_compile_options, run_entry
     from graphweld.review import FileSites
     from graphweld.verify import failed, judge, verdict_line
 
@@ -216,7 +216,7 @@ def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, device
         try:
             after = run_entry(entry, ("compiled",), device=device, compile_options=options, overlay=overlay, timeout=timeout)
         except EntryError as exc:
-            return "NOT verified: " + failed(exc.reason if isinstance(exc, RunFailed) else str(exc)).problems[0]
+            return "NOT verified: " + failed(exc).problems[0]
         return verdict_line(before, after, judge(before, after, check_stdout=True))
 
     return verify, sites
@@ -337,7 +337,7 @@ def _picture_table(title: str, before, after=None) -> Table:  # type: ignore[no-
     if after is not None:
         table.add_column("after", justify="right")
     rows = [
-        ("compiled by", lambda r: {"entry": "the entry's own code", "graphweld": "graphweld"}.get(r.compiled_by or "", "-")),
+        ("compiled by", lambda r: r.compiler),
         ("graphs", lambda r: str(r.graphs)),
         ("ops in graphs (not judged)", lambda r: str(r.ops)),
         ("skipped frames", lambda r: str(r.skipped_frames)),
@@ -437,7 +437,7 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
         with _stderr().status("running AFTER compiled", spinner="dots"):
             after = run_entry(after_entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
     except RunFailed as exc:
-        _table_stdout().print(f"[red]not verified[/]: {failed(exc.reason).problems[0]}")
+        _table_stdout().print(f"[red]not verified[/]: {failed(exc).problems[0]}")
         raise click.exceptions.Exit(EXIT_PENDING)
     except EntryError as exc:
         raise _fail(str(exc))

@@ -119,10 +119,9 @@ class RunReport:
     unused_compile_options: tuple[str, ...] = ()
 
     @property
-    def compiled_by_text(self) -> str:
-        return {"entry": "compiled by the entry's own code", "graphweld": "compiled by graphweld"}.get(
-            self.compiled_by or "", "not compiled"
-        )
+    def compiler(self) -> str:
+        """Who compiled the program, for a person: "the entry's own code", "graphweld" or "nothing"."""
+        return {"entry": "the entry's own code", "graphweld": "graphweld"}.get(self.compiled_by or "", "nothing")
 
     @property
     def sites(self) -> list[BreakSite]:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 from graphweld.discover import discover
 from graphweld.engine import Change, fix_text
-from graphweld.entry import EntryError, RunFailed, RunReport, run_entry
+from graphweld.entry import EntryError, RunReport, run_entry
 from graphweld.rule import Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, read_source
@@ -137,7 +137,7 @@ def _search(
             after = run({os.path.realpath(p): c.fixed for p, c in together.items()}, ("compiled",))
         except EntryError as exc:
             # The original ran: a rewrite whose run fails is dropped with the reason, not an error.
-            return failed(exc.reason if isinstance(exc, RunFailed) else str(exc)), None
+            return failed(exc), None
         return judge(before, after, check_stdout=not any(c.unsafe for c in together.values())), after
 
     def search(subset: dict[str, Candidate]) -> tuple[dict[str, Candidate], Verdict | None, RunReport | None]:

@@ -317,7 +317,8 @@ class CompiledRegions:
         indexer = self._indexer
         decorated = [info for info in indexer.functions if COMPILE_DECORATORS & decorators[id(info.node)]]
         roots = decorated + extra_roots
-        for call, scope in indexer.compile_calls:
+        compile_calls = [(call, scope) for call, scope in indexer.compile_calls if self._is_torch_compile_call(call)]
+        for call, scope in compile_calls:
             if self.imports.qualify(call.func) == "torch.compile":
                 if call.args and call.args[0].keyword is None:
                     roots.extend(self._resolve_target(call.args[0].value, scope))
@@ -325,7 +326,7 @@ class CompiledRegions:
                 # nn.Module.compile(): `model.compile()` compiles model.forward in place.
                 roots.extend(self._resolve_target(call.func.value, scope))
         functions = indexer.module_functions
-        compiles_itself = bool(decorated) or any(self._is_torch_compile_call(call) for call, _ in indexer.compile_calls)
+        compiles_itself = bool(decorated) or bool(compile_calls)
         if "my_model_function" in functions and "GetInput" in functions and not compiles_itself:
             # The entry convention: graphweld compiles the model my_model_function() returns,
             # unless the module compiles something itself (then its own compiles are measured).

@@ -286,7 +286,7 @@ def _ops_inside_nonstrict_call(gm: Any, node: Any) -> int:
 def _stance(stance: str, backend: Any = None):  # type: ignore[no-untyped-def]
     import torch
 
-    torch.compiler.set_stance(stance, force_backend=backend) if backend is not None else torch.compiler.set_stance(stance)
+    torch.compiler.set_stance(stance, force_backend=backend)
     try:
         yield
     finally:
@@ -327,6 +327,8 @@ def _compiled_run(module: Any, factory: str, device: Any, request: dict[str, Any
     with GraphCounter() as graphs:
         output, printed = attempt(compile_it=False)
         compiled_by = "entry"
+        # Nothing compiled: no frame counted and no graph made (a fullgraph=True compile makes
+        # graphs without counting its frames).
         if counters["frames"]["total"] == 0 and not graphs.ops_per_graph:
             output, printed = attempt(compile_it=True)
             compiled_by = "graphweld"
@@ -335,7 +337,7 @@ def _compiled_run(module: Any, factory: str, device: Any, request: dict[str, Any
         fields: dict[str, Any] = dict(
             compiled_by=compiled_by,
             # Options for the torch.compile the runner makes: unused when the program compiles itself.
-            unused_compile_options=sorted([*options, *(["mode"] if mode else [])]) if compiled_by == "entry" else [],
+            unused_compile_options=sorted(set(request.get("compile_options", {})) - {"backend"}) if compiled_by == "entry" else [],
             compiled_stdout=printed,
             graphs=len(graphs.ops_per_graph),
             ops=sum(graphs.ops_per_graph),

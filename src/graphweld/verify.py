@@ -12,41 +12,34 @@ judged.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from graphweld.compare import LeafComparison, compare_outputs
-from graphweld.entry import RunReport
+from graphweld.entry import EntryError, RunFailed, RunReport
 
 
 @dataclass(frozen=True)
 class Measure:
-    """One step of the order: its name and how to read it from a run (lower is better)."""
+    """One step of the order: its name and how to read it from a run (lower is better; None when
+    the run did not check it)."""
 
     name: str
-    worse: str  # the problem when it went up
-
-    def value(self, report: RunReport) -> int:
-        if self.name == "skipped frames":
-            return report.skipped_frames
-        if self.name == "fullgraph=True":
-            return 0 if report.fullgraph else 1
-        if self.name == "graph breaks":
-            return len(report.breaks)
-        return report.graphs
+    read: Callable[[RunReport], int | None]
 
 
 ORDER = (
-    Measure("skipped frames", "skipped frames went up"),
-    Measure("fullgraph=True", "fullgraph=True compiled before and fails after"),
-    Measure("graph breaks", "graph breaks went up"),
-    Measure("graphs", "graphs went up"),
+    Measure("skipped frames", lambda report: report.skipped_frames),
+    Measure("fullgraph=True", lambda report: None if report.fullgraph is None else int(not report.fullgraph)),
+    Measure("graph breaks", lambda report: len(report.breaks)),
+    Measure("graphs", lambda report: report.graphs),
 )
+_FULLGRAPH_STATE = {True: "compiles", False: "fails", None: "not checked"}
 
 
 def _describe(measure: Measure, before: RunReport, after: RunReport) -> str:
     if measure.name == "fullgraph=True":
-        state = {True: "compiles", False: "fails", None: "not checked"}
-        return f"fullgraph=True {state[before.fullgraph]} -> {state[after.fullgraph]}"
-    return f"{measure.name} {measure.value(before)} -> {measure.value(after)}"
+        return f"fullgraph=True {_FULLGRAPH_STATE[before.fullgraph]} -> {_FULLGRAPH_STATE[after.fullgraph]}"
+    return f"{measure.name} {measure.read(before)} -> {measure.read(after)}"
 
 
 @dataclass
@@ -64,16 +57,16 @@ class Verdict:
 def compare_pictures(before: RunReport, after: RunReport) -> tuple[int, Measure | None]:
     """-1 when `after` compiles better, 0 the same, 1 worse; with the measure that decided."""
     for measure in ORDER:
-        if measure.name == "fullgraph=True" and (before.fullgraph is None or after.fullgraph is None):
-            continue  # not checked on one side: nothing to compare
-        left, right = measure.value(before), measure.value(after)
-        if left != right:
+        left, right = measure.read(before), measure.read(after)
+        if left is not None and right is not None and left != right:
             return (-1 if right < left else 1), measure
     return 0, None
 
 
-def failed(reason: str) -> Verdict:
-    """The verdict on a rewrite whose run raised: the reason is the exception's first line."""
+def failed(error: EntryError) -> Verdict:
+    """The verdict on a rewrite whose run did not complete: the program's exception (its first
+    line), or why the run stopped (a time-out, a crash)."""
+    reason = error.reason if isinstance(error, RunFailed) else str(error)
     return Verdict([], [f"the compiled run fails with {reason}"])
 
 
@@ -89,12 +82,13 @@ def judge(before: RunReport, after: RunReport, *, check_stdout: bool = True) -> 
     if check_stdout and after.compiled_stdout != before.eager_stdout:
         verdict.problems.append("printed output differs from the eager original")
     if before.compiled_by != after.compiled_by:
-        verdict.problems.append(f"{before.compiled_by_text} before, {after.compiled_by_text} after")
+        verdict.problems.append(f"compiled by {before.compiler} before, by {after.compiler} after")
         return verdict
     direction, measure = compare_pictures(before, after)
     if measure is not None and direction > 0:
         verdict.problems.append(
-            measure.worse if measure.name == "fullgraph=True" else f"{measure.worse}: {measure.value(before)} -> {measure.value(after)}"
+            "fullgraph=True compiled before and fails after" if measure.name == "fullgraph=True"
+            else f"{measure.name} went up: {measure.read(before)} -> {measure.read(after)}"
         )
     elif measure is not None:
         verdict.progress = _describe(measure, before, after)
