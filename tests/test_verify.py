@@ -59,7 +59,7 @@ def test_outputs_and_printed_text_are_required_first():
     assert not wrong.ok and wrong.problems[0].startswith("outputs differ from the eager original")
     printed = judge(report(graphs=3, breaks=2), report(graphs=1, breaks=0, stdout="hello\n"))
     assert printed.problems == ["printed output differs from the eager original"]
-    assert judge(report(graphs=3, breaks=2), report(graphs=1, breaks=0, stdout="hello\n"), check_stdout=False).ok
+    assert judge(report(graphs=3, breaks=2), report(graphs=1, breaks=0, stdout="hello\n"), check_shown=False).ok
 
 
 def test_a_run_that_fails_is_a_verdict_not_an_error():
@@ -72,3 +72,15 @@ def test_verdict_line_names_what_decided():
     line = verdict_line(before, after, judge(before, after))
     assert line.startswith("verified: outputs equal, better (fullgraph=True fails -> compiles)")
     assert "graph breaks 2 -> 0" in line and "graphs 3 -> 1" in line
+
+
+def test_a_dropped_log_record_or_warning_fails_a_safe_fix():
+    before = report(graphs=2, breaks=1)
+    before.eager_log_records = [["model", "INFO", "temperature 0.5"]]
+    before.eager_warnings = [["FutureWarning", "deprecated"]]
+    after = report(graphs=1, breaks=0, fullgraph=True)
+    after.compiled_log_records, after.compiled_warnings = [], [["FutureWarning", "deprecated"]]
+    assert judge(before, after).problems == ["log records differ from the eager original"]
+    after.compiled_log_records, after.compiled_warnings = [["model", "INFO", "temperature 0.5"]], []
+    assert judge(before, after).problems == ["warnings differ from the eager original"]
+    assert judge(before, after, check_shown=False).ok

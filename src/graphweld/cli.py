@@ -217,7 +217,7 @@ def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, device
             after = run_entry(entry, ("compiled",), device=device, compile_options=options, overlay=overlay, timeout=timeout)
         except EntryError as exc:
             return "NOT verified: " + failed(exc).problems[0]
-        return verdict_line(before, after, judge(before, after, check_stdout=True))
+        return verdict_line(before, after, judge(before, after, check_shown=True))
 
     return verify, sites
 
@@ -452,7 +452,7 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
     out.print(_picture_table("compiled", before, after))
     if verdict.ok:
         judged = f"better ({verdict.progress})" if verdict.progress else "the same picture"
-        out.print(f"[green]verified[/]: equal outputs and printed output; compiles {judged}")
+        out.print(f"[green]verified[/]: equal outputs, printed output, log records and warnings; compiles {judged}")
         raise click.exceptions.Exit(EXIT_OK)
     for problem in verdict.problems:
         out.print(f"[red]not verified[/]: {problem}")

@@ -106,6 +106,11 @@ class RunReport:
     outputs: dict[str, Any]
     eager_stdout: str | None = None
     compiled_stdout: str | None = None
+    # [logger name, level, message] and [category, message] lists, in the order they happened.
+    eager_log_records: list[list[str]] | None = None
+    compiled_log_records: list[list[str]] | None = None
+    eager_warnings: list[list[str]] | None = None
+    compiled_warnings: list[list[str]] | None = None
     graphs: int = 0
     ops: int = 0
     skipped_frames: int = 0
@@ -198,6 +203,10 @@ def run_entry(
         outputs=outputs,
         eager_stdout=result.get("eager_stdout"),
         compiled_stdout=result.get("compiled_stdout"),
+        eager_log_records=result.get("eager_log_records"),
+        compiled_log_records=result.get("compiled_log_records"),
+        eager_warnings=result.get("eager_warnings"),
+        compiled_warnings=result.get("compiled_warnings"),
         graphs=result.get("graphs", 0),
         ops=result.get("ops", 0),
         skipped_frames=result.get("skipped_frames", 0),

@@ -138,7 +138,7 @@ def _search(
         except EntryError as exc:
             # The original ran: a rewrite whose run fails is dropped with the reason, not an error.
             return failed(exc), None
-        return judge(before, after, check_stdout=not any(c.unsafe for c in together.values())), after
+        return judge(before, after, check_shown=not any(c.unsafe for c in together.values())), after
 
     def search(subset: dict[str, Candidate]) -> tuple[dict[str, Candidate], Verdict | None, RunReport | None]:
         verdict, after = verify(subset)

@@ -203,6 +203,54 @@ def _fresh_model_and_inputs(module: Any, factory: str, device: Any):  # type: ig
     return model, inputs
 
 
+class _OutputRecorder:
+    """What a run shows its user: printed text, log records and warnings, in order. Records of
+    torch's own loggers and warnings raised inside torch (compilation notices) are not the
+    program's. Once-only logging helpers (transformers' `logger.warning_once`, an lru_cache on
+    Logger) are reset first, so every run starts from the same state."""
+
+    def __init__(self) -> None:
+        self.printed = io.StringIO()
+        self.records: list[list[str]] = []
+        self.warnings: list[list[str]] = []
+
+    @contextlib.contextmanager
+    def recording(self):  # type: ignore[no-untyped-def]
+        import warnings
+
+        import torch
+
+        torch_root = os.path.dirname(torch.__file__) + os.sep
+        for value in vars(logging.Logger).values():
+            if hasattr(value, "cache_clear"):
+                value.cache_clear()
+        original_handle = logging.Logger.handle
+        records = self.records
+
+        def handle(logger: logging.Logger, record: logging.LogRecord) -> None:
+            if not record.name.startswith("torch"):
+                records.append([record.name, record.levelname, record.getMessage()])
+            original_handle(logger, record)
+
+        logging.Logger.handle = handle  # type: ignore[method-assign]
+        try:
+            with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(self.printed):
+                warnings.simplefilter("always")
+                yield self
+        finally:
+            logging.Logger.handle = original_handle  # type: ignore[method-assign]
+        self.warnings.extend(
+            [w.category.__name__, str(w.message)] for w in caught if not str(w.filename).startswith(torch_root)
+        )
+
+    def fields(self, prefix: str) -> dict[str, Any]:
+        return {
+            f"{prefix}_stdout": self.printed.getvalue(),
+            f"{prefix}_log_records": self.records,
+            f"{prefix}_warnings": self.warnings,
+        }
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
@@ -306,14 +354,14 @@ def _compiled_run(module: Any, factory: str, device: Any, request: dict[str, Any
     mode = options.pop("mode", None)
     collector = _collect_breaks(torch)
 
-    def attempt(compile_it: bool) -> tuple[Any, str]:
+    def attempt(compile_it: bool) -> tuple[Any, _OutputRecorder]:
         torch._dynamo.reset()
         counters.clear()
         collector.messages.clear()
         graphs.clear()
         model, inputs = _fresh_model_and_inputs(module, factory, device)
-        printed = io.StringIO()
-        with torch.no_grad(), contextlib.redirect_stdout(printed):
+        shown = _OutputRecorder()
+        with torch.no_grad(), shown.recording():
             torch.manual_seed(0)
             if compile_it:
                 extra = {"mode": mode} if mode else {}
@@ -322,15 +370,15 @@ def _compiled_run(module: Any, factory: str, device: Any, request: dict[str, Any
             else:
                 with _stance("default", forced_backend):
                     output = _call(model, inputs)
-        return output, printed.getvalue()
+        return output, shown
 
     with GraphCounter() as graphs:
-        output, printed = attempt(compile_it=False)
+        output, shown = attempt(compile_it=False)
         compiled_by = "entry"
         # Nothing compiled: no frame counted and no graph made (a fullgraph=True compile makes
         # graphs without counting its frames).
         if counters["frames"]["total"] == 0 and not graphs.ops_per_graph:
-            output, printed = attempt(compile_it=True)
+            output, shown = attempt(compile_it=True)
             compiled_by = "graphweld"
         frames = counters["frames"]
         breaks = [parsed for parsed in map(parse_break, collector.messages) if parsed is not None]
@@ -338,7 +386,7 @@ def _compiled_run(module: Any, factory: str, device: Any, request: dict[str, Any
             compiled_by=compiled_by,
             # Options for the torch.compile the runner makes: unused when the program compiles itself.
             unused_compile_options=sorted(set(request.get("compile_options", {})) - {"backend"}) if compiled_by == "entry" else [],
-            compiled_stdout=printed,
+            **shown.fields("compiled"),
             graphs=len(graphs.ops_per_graph),
             ops=sum(graphs.ops_per_graph),
             frames_total=frames["total"],
@@ -398,12 +446,12 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
 
     if "eager" in request["modes"]:
         model, inputs = _fresh_model_and_inputs(module, factory, device)
-        printed = io.StringIO()
+        shown = _OutputRecorder()
         # Every torch.compile the program makes is turned off: the reference is the plain program.
-        with torch.no_grad(), contextlib.redirect_stdout(printed), _stance("force_eager"):
+        with torch.no_grad(), shown.recording(), _stance("force_eager"):
             torch.manual_seed(0)
             outputs["eager"] = _to_cpu(_call(model, inputs))
-        result["eager_stdout"] = printed.getvalue()
+        result.update(shown.fields("eager"))
 
     if "compiled" in request["modes"]:
         fields, outputs["compiled"] = _compiled_run(module, factory, device, request)
