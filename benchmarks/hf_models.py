@@ -1,17 +1,19 @@
 """Hugging Face models before and after `graphweld fix --entry`: graphs and compiled forward time.
 
 Usage: python benchmarks/hf_models.py [--repeats 30]
-For each example entry (small T5 and Whisper, CPU), it copies the installed transformers to a
-temporary directory, runs `graphweld fix --entry` on the copy (inductor), then in this one
-process builds the original model and the rewritten one (the rewritten modeling module is loaded
-beside the installed package under another name), compiles both with inductor, checks outputs
-are equal, and reports graphs and the median forward time of repeated runs.
+For each example entry (small T5, Whisper and LayoutLMv3, CPU) it copies the installed
+transformers to a temporary directory and runs `graphweld fix --entry` on the copy (inductor),
+once with safe fixes only and once with `--unsafe-fixes` (on a fresh copy). Each version (the
+installed package, the safe copy, the unsafe copy) is then measured in its own process with the
+copy first on PYTHONPATH: the entry's model compiled with inductor, graphs counted, the median
+forward time of repeated calls, and the outputs compared with the installed package's. "cold" is
+the first call (compile and run) with inductor's caches disabled; "warm" the median of the rest.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import json
 import os
 import platform
 import shutil
@@ -22,35 +24,22 @@ import tempfile
 import time
 from pathlib import Path
 
-import torch
-import transformers
-from torch._inductor.compile_fx import compile_fx
-
 ROOT = Path(__file__).parents[1]
-CASES = [
-    ("T5", "t5_entry.py", "models/t5/modeling_t5.py", "transformers.models.t5", "T5ForConditionalGeneration"),
-    ("Whisper", "whisper_entry.py", "models/whisper/modeling_whisper.py", "transformers.models.whisper", "WhisperForConditionalGeneration"),
-]
+ENTRIES = ROOT / "examples" / "huggingface"
+CASES = [("T5", "t5_entry.py"), ("Whisper", "whisper_entry.py"), ("LayoutLMv3", "layoutlmv3_entry.py")]
 
 
-def load_entry(name: str):  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(f"entry_{name}", ROOT / "examples" / "huggingface" / name)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def measure(entry_path: str, output_path: str, repeats: int) -> None:
+    """In this process: compile the entry's model, count graphs, time forward calls, save outputs."""
+    import importlib.util
 
+    import torch
+    from torch._inductor.compile_fx import compile_fx
 
-def rewritten_class(path: Path, package: str, class_name: str):  # type: ignore[no-untyped-def]
-    name = f"{package}.graphweld_rewritten"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return getattr(module, class_name)
-
-
-def measure(model, inputs, repeats: int):  # type: ignore[no-untyped-def]
-    torch._dynamo.reset()
+    spec = importlib.util.spec_from_file_location("entry", entry_path)
+    entry = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(entry)
+    model, inputs = entry.my_model_function().eval(), entry.GetInput()
     graphs = []
 
     def counting(gm, example_inputs):  # type: ignore[no-untyped-def]
@@ -59,44 +48,62 @@ def measure(model, inputs, repeats: int):  # type: ignore[no-untyped-def]
 
     compiled = torch.compile(model, backend=counting)
     with torch.no_grad():
-        output = compiled(**inputs)  # compile
+        start = time.perf_counter()
+        output = compiled(**inputs)
+        cold = time.perf_counter() - start
         times = []
         for _ in range(repeats):
             start = time.perf_counter()
             compiled(**inputs)
             times.append(time.perf_counter() - start)
-    return output, len(graphs), statistics.median(times) * 1e3
+    tensors = [value for value in output.to_tuple() if isinstance(value, torch.Tensor)]
+    torch.save(tensors, output_path)
+    print(json.dumps({"graphs": len(graphs), "cold_s": cold, "warm_ms": statistics.median(times) * 1e3}))
+
+
+def run_measure(entry: Path, site: str | None, output: Path, repeats: int) -> dict:
+    # Cold means cold: no inductor cache carried over from an earlier measurement.
+    env = {**os.environ, "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1"}
+    if site:
+        env["PYTHONPATH"] = site
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure", str(entry), str(output), "--repeats", str(repeats)],
+        env=env, check=True, capture_output=True, text=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--measure", nargs=2, metavar=("ENTRY", "OUTPUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure:
+        measure(args.measure[0], args.measure[1], args.repeats)
+        return
+    import torch
+    import transformers
+
     print(f"{platform.platform()}, {os.cpu_count()} cores, torch {torch.__version__}, transformers {transformers.__version__}")
-    print("| model | graphs before | graphs after | forward before (ms) | forward after (ms) | outputs equal |")
-    print("| --- | ---: | ---: | ---: | ---: | --- |")
-    for label, entry_name, model_file, package, class_name in CASES:
+    print("| model | fixes | graphs | cold compile+run (s) | warm forward (ms) | outputs equal to installed |")
+    print("| --- | --- | ---: | ---: | ---: | --- |")
+    for label, entry_name in CASES:
+        entry = ENTRIES / entry_name
         with tempfile.TemporaryDirectory() as scratch:
-            copy = Path(scratch) / "transformers"
-            shutil.copytree(Path(transformers.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-            subprocess.run(
-                [sys.executable, "-m", "graphweld", "fix", "--entry", str(ROOT / "examples" / "huggingface" / entry_name), str(copy)],
-                env={**os.environ, "PYTHONPATH": scratch},
-                check=True,
-                capture_output=True,
-            )
-            entry = load_entry(entry_name)
-            before_model = entry.my_model_function().eval()
-            torch.manual_seed(0)
-            after_model = rewritten_class(copy / model_file, package, class_name)(before_model.config).eval()
-            after_model.load_state_dict(before_model.state_dict())
-            inputs = entry.GetInput()
-            before_out, before_graphs, before_ms = measure(before_model, inputs, args.repeats)
-            after_out, after_graphs, after_ms = measure(after_model, inputs, args.repeats)
-            equal = all(
-                torch.equal(a, b) for a, b in zip(before_out.to_tuple(), after_out.to_tuple()) if isinstance(a, torch.Tensor)
-            )
-            print(f"| {label} | {before_graphs} | {after_graphs} | {before_ms:.2f} | {after_ms:.2f} | {equal} |")
+            reference = Path(scratch) / "installed.pt"
+            before = run_measure(entry, None, reference, args.repeats)
+            print(f"| {label} | none (installed) | {before['graphs']} | {before['cold_s']:.1f} | {before['warm_ms']:.2f} | - |")
+            for fixes, options in (("safe", []), ("--unsafe-fixes", ["--unsafe-fixes"])):
+                site = Path(scratch) / fixes.strip("-")
+                shutil.copytree(Path(transformers.__file__).parent, site / "transformers", ignore=shutil.ignore_patterns("__pycache__"))
+                subprocess.run(
+                    [sys.executable, "-m", "graphweld", "fix", "--entry", str(entry), *options, str(site / "transformers")],
+                    env={**os.environ, "PYTHONPATH": str(site)}, check=True, capture_output=True,
+                )
+                output = site / "outputs.pt"
+                after = run_measure(entry, str(site), output, args.repeats)
+                equal = all(torch.equal(a, b) for a, b in zip(torch.load(reference), torch.load(output)))
+                print(f"| {label} | {fixes} | {after['graphs']} | {after['cold_s']:.1f} | {after['warm_ms']:.2f} | {equal} |")
 
 
 if __name__ == "__main__":

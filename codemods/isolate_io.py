@@ -6,17 +6,15 @@ import libcst as cst
 
 from graphweld.blocks import split_at
 from graphweld.breakers import IO_BREAKERS, LOGGING_METHODS
+from graphweld.deferral import STDLIB_LOGGING_METHODS, WRAPPER_MARK, WRAPPER_PREFIX, Deferral, Refused, plan
 from graphweld.names import dotted_name
 from graphweld.regions import COMPILE_DECORATORS
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, mentioned_names, parameter_names
 from graphweld.walk import iter_nodes
 
-# Calls whose deferral keeps their meaning: logging and print. warnings.warn is left out (its
-# stacklevel would point at the wrapper).
-DEFERRABLE_IO = frozenset({"print"})
-WRAPPER_PREFIX = "_deferred_"
-WRAPPER_MARK = "graphweld isolate-io"
+# Calls deferred through a wrapper, besides logger methods and the configured io-functions.
+DEFERRABLE_IO = frozenset({"print", "warnings.warn", "torch.save"})
 IS_COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling"})
 
 
@@ -62,15 +60,42 @@ class IsolateIO(Rule):
         z = y ** 3 / 6
         return z
     ```
-    Strategy **defer**, for a logging call or `print` whose arguments are constants (anywhere in a
-    compiled region): the call goes through a module-level function registered in
+    Strategy **defer**, for `print`, logger methods (`%`-style arguments included),
+    `warnings.warn`, `torch.save` and the configured `io-functions`, in a function where
+    compilation starts (one the module compiles, and no region of the module calls): the call goes
+    through a module-level wrapper registered in
     `torch._dynamo.config.reorderable_logging_functions`, which Dynamo runs after the graph
-    instead of breaking it (a bound logger method is not matched by identity, so the wrapper is
-    needed):
+    instead of breaking it. The graph computes the arguments' values; what turns them into text
+    (`.item()`, `.tolist()`, `float(t)`, f-strings, `%` and `.format`) and the call's keywords move
+    into the wrapper, which takes the values positionally (Dynamo drops the keywords of a deferred
+    call, and passes only tensors and constants):
     ```python
-    logger.warning_once("`use_cache=True` is incompatible with gradient checkpointing.")
+    class Model(nn.Module):
+        def forward(self, x):
+            h = self.linear(x)
+            print(f"hidden norm: {h.norm().item():.3f}")
+            return h.relu()
+
+
+    model = torch.compile(Model())
     ```
-    becomes `_deferred_logger_warning_once("...")`, with the wrapper defined after `logger`.
+    becomes
+    ```python
+    def _deferred_print_hidden_norm(norm):
+        print(f"hidden norm: {norm.item():.3f}")
+
+
+    torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_hidden_norm)
+    ...
+            _deferred_print_hidden_norm(h.norm())
+    ```
+    Each wrapper has a docstring saying why it exists. One wrapper serves every call of the same shape; calls that pass their arguments as they are
+    share `_deferred_print(*args)` (one per callee). The wrapper goes after the module's imports
+    (after the logger's definition for a logger). A tensor argument written in place later in the
+    function (`h.mul_(2)`, `out=h`, through a view of it) is passed as `h.detach().clone()`; a size
+    (`x.shape`) is formatted in the graph and passed as text. A read such as `value = t.item()` earlier in
+    the block, whose name nothing else uses, moves into the wrapper too (that statement goes). A loop whose only break was the
+    deferred call is then left alone (rules apply in registry order).
     Strategy **guard** (unsafe), for any other I/O statement: `if not torch.compiler.is_compiling():`.
     Callees listed in the `guard-functions` setting (e.g. `["warnings.warn"]` for deprecation
     warnings in library code) are guarded without `--unsafe-fixes`: the user chose it.
@@ -82,14 +107,27 @@ class IsolateIO(Rule):
     functions compiled by a module-level `name = torch.compile(f, ...)` (the options move to the
     pieces and the name then refers to `f`); not to bodies with `yield`, nested `return`s,
     `global`/`nonlocal` or nested functions.
-    defer is safe for constant arguments: the call still happens, after the graph's computation;
-    log records then name the wrapper as their source line. guard is unsafe: under compilation the
-    I/O no longer happens at all; it is applied only with `--unsafe-fixes`.
+    defer is safe when the printed text, log records, warnings and written files are those of the
+    eager program, in the same order, which holds when: the call is in a function where compilation
+    starts (torch 2.13 silently drops a deferred call made in a function Dynamo traces inline into
+    its caller's graph, so there the guard is offered instead); the values passed are computed
+    where the call was, and none is a mutable Python object (a list, dict or set, `self`: reported,
+    not deferred) or something written later that is not known to be a tensor (`buf[0] = ...`,
+    `buf += ...` on a parameter: reported); tensors written in place later are snapshots. The
+    deferred calls run in their original order, after the graph's computation and before anything
+    after the graph (so a call made before an error the graph raises does not run). What changes: a log record or warning names the wrapper's caller (the wrapper
+    passes `stacklevel` + 1), which is the original line when the function runs eagerly and the
+    compiled function's `def` line when it runs compiled; a warning filter that matches on the line
+    number, or the once-per-location `default` action with two identical warnings in one function,
+    can then see one location instead of two. Not seen: a write to a passed tensor inside a function
+    it is later passed to. `logger.exception` and calls with `exc_info`/`stack_info` are not
+    deferred (they read the stack where they are). guard is unsafe: under compilation the I/O no
+    longer happens at all; it is applied only with `--unsafe-fixes`.
     """
 
     id = "isolate-io"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html"
-    summary = "Keep I/O out of compiled graphs: split the function, defer logging, or guard it"
+    summary = "Keep I/O out of compiled graphs: split the function, defer the I/O after the graph, or guard it"
     trigger_words = tuple(sorted({name.rsplit(".", 1)[-1] for name in IO_BREAKERS} | LOGGING_METHODS))
     node_types = (cst.FunctionDef, cst.If, cst.SimpleStatementLine)
 
@@ -98,6 +136,10 @@ class IsolateIO(Rule):
         # Statements already handled: by a split of their function, or guarded already.
         self._handled: set[int] = set()
         self._compile_calls: dict[str, tuple[cst.SimpleStatementLine, cst.Call]] | None = None
+        # Why the statement being visited is not deferred, for the guard's message.
+        self._not_deferred = ""
+        # Wrappers proposed in this pass, by name: their definition (two shapes never share one).
+        self._planned_wrappers: dict[str, str] = {}
 
     def visit_If(self, node: cst.If) -> None:
         """Statements under `if not torch.compiler.is_compiling():` never run compiled."""
@@ -265,6 +307,7 @@ class IsolateIO(Rule):
                 "not rewritten: move it out of the compiled region",
             )
             return
+        self._not_deferred = ""
         deferred = self._defer(node, call)
         if deferred is not None:
             return
@@ -287,62 +330,113 @@ class IsolateIO(Rule):
                 f"`{context.code(node)}` breaks the graph (I/O); skip it under compilation "
                 + ("(chosen in guard-functions: compiled runs skip this I/O)" if chosen else
                    "(unsafe: compiled runs no longer perform this I/O)")
+                + (f"; not deferred: {self._not_deferred}" if self._not_deferred else "")
             ),
             safety=Safety.SAFE if chosen else Safety.UNSAFE,
         )
 
     def _defer(self, node: cst.SimpleStatementLine, call: cst.Call) -> bool | None:
-        """Route a constant-argument logging call or print through a reorderable wrapper."""
+        """Route the call through a module-level wrapper Dynamo runs after the graph: the graph
+        computes the arguments' values, the wrapper turns them into text and does the I/O.
+        None when the call is not deferrable (the guard is offered instead)."""
         context = self.context
         imports = context.regions.imports
-        if imports.aliases.get("torch") != "torch":
+        function = context.current_function
+        if imports.aliases.get("torch") != "torch" or function is None:
             return None
-        if not all(_constant(arg.value) and not arg.star for arg in call.args):
-            return None
-        name = imports.qualify(call.func)
+        qualified = imports.qualify(call.func) or ""
+        if qualified in context.settings.guard_functions:
+            return None  # the user chose to guard these
+        if any(arg.keyword is not None and arg.keyword.value in ("exc_info", "stack_info") for arg in call.args):
+            return None  # they read the stack and the exception being handled where the call is
         receiver_root: str | None = None
-        if name in DEFERRABLE_IO:
-            callee = name
+        add_stacklevel = False
+        if qualified in DEFERRABLE_IO or qualified in context.settings.io_functions:
+            add_stacklevel = qualified == "warnings.warn"
+        elif qualified.startswith("logging.") and qualified.rsplit(".", 1)[-1] in STDLIB_LOGGING_METHODS:
+            add_stacklevel = True
         elif (
             isinstance(call.func, cst.Attribute)
-            and call.func.attr.value in LOGGING_METHODS
+            and call.func.attr.value in LOGGING_METHODS - {"exception"}
             and self._io_kind(node) == "logging"
         ):
             receiver = dotted_name(call.func.value)
             if receiver is None or "." in receiver or receiver.startswith("self"):
                 return None
             receiver_root = receiver
-            callee = f"{receiver}.{call.func.attr.value}"
+            add_stacklevel = call.func.attr.value in STDLIB_LOGGING_METHODS
         else:
             return None
-        wrapper = WRAPPER_PREFIX + callee.replace(".", "_")
+        if not context.regions.is_frame_root(function):
+            # Dynamo runs a deferred call only where its frame starts: made in a function traced
+            # inline into a caller's graph, it is dropped without a trace (torch 2.13).
+            self._not_deferred = f"`{function.name.value}` is not where compilation starts, and a deferred call there would be dropped"
+            return None
+        callee = context.module.code_for_node(call.func).strip()
+        try:
+            deferral = plan(
+                call,
+                callee,
+                statement=node,
+                function=function,
+                imports=imports,
+                module_names=context.regions.module_names,
+                add_stacklevel=add_stacklevel,
+                # warnings.warn(message, category, stacklevel)
+                stacklevel_position=2 if qualified == "warnings.warn" else None,
+            )
+        except Refused as refusal:
+            self.report(node, f"`{context.code(node)}` breaks the graph (I/O); not deferred: {refusal}")
+            return True
         anchor_statement = self._insertion_point(receiver_root)
         if anchor_statement is None:
             return None
+        wrapper, existing = self._wrapper_name(deferral)
         extra = []
-        if wrapper not in context.regions.module_names:
+        if not existing:
             definition = cst.parse_module(
-                f"def {wrapper}(*args, **kwargs):\n"
-                f'    """Runs `{callee}` after the compiled graph instead of breaking it ({WRAPPER_MARK})."""\n'
-                f"    {callee}(*args, **kwargs)\n"
-                f"\n\n"
-                f"torch._dynamo.config.reorderable_logging_functions.add({wrapper})\n"
+                deferral.wrapper_code(wrapper, context.module)
+                + f"\n\ntorch._dynamo.config.reorderable_logging_functions.add({wrapper})\n"
             ).body
             spaced = [definition[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine())), *definition[1:]]
             extra.append((anchor_statement, [anchor_statement, *spaced]))
-        replaced = node.with_changes(body=[node.body[0].with_changes(value=call.with_changes(func=cst.Name(wrapper)))])
-        self.propose(
-            node,
-            [replaced],
-            anchor=node,
-            message=(
-                f"`{context.code(node)}` breaks the graph (I/O); defer it: call it through `{wrapper}`, which "
-                "Dynamo runs after the graph (reorderable_logging_functions)"
-            ),
-            safety=Safety.SAFE,
-            extra=extra,
+        replaced = node.with_changes(
+            body=[node.body[0].with_changes(value=cst.Call(func=cst.Name(wrapper), args=_laid_out(call, deferral.call_args())))]
         )
+        # A read such as `value = t.item()` that only fed this call now happens in the wrapper.
+        extra.extend((statement, []) for statement in deferral.moved_reads)
+        snapshots = [context.code(hole.expression) for hole in deferral.holes if hole.snapshot]
+        details = []
+        if deferral.holes and not deferral.generic:
+            details.append("the graph computes " + ", ".join(f"`{context.code(h.expression)}`" for h in deferral.holes) + f" and `{wrapper}` turns it into I/O")
+        if deferral.moved_reads:
+            details.append("moving " + ", ".join(f"`{context.code(s)}`" for s in deferral.moved_reads) + " into it")
+        if snapshots:
+            details.append("passing a snapshot of " + ", ".join(f"`{s}`" for s in snapshots) + " (written in place later)")
+        message = (
+            f"`{context.code(node)}` breaks the graph (I/O); defer it: call it through `{wrapper}`, which "
+            "Dynamo runs after the graph (reorderable_logging_functions)" + ("; " + "; ".join(details) if details else "")
+        )
+        self.propose(node, [replaced], anchor=node, message=message, safety=Safety.SAFE, extra=extra)
         return True
+
+    def _wrapper_name(self, deferral: Deferral) -> tuple[str, bool]:
+        """The wrapper's name, and whether the module already defines it (the same call shape)."""
+        context = self.context
+        base = deferral.wrapper_name()
+        shape = deferral.wrapper_code("_", context.module)
+        name, number = base, 2
+        while True:
+            planned = self._planned_wrappers.get(name)
+            if planned == shape:
+                return name, False  # proposed in this pass too: the same definition, inserted once
+            existing = context.regions.module_function(name) if name in context.regions.module_names else None
+            if existing is not None and _same_wrapper(existing.node, deferral, context.module):
+                return name, True
+            if planned is None and name not in context.regions.module_names:
+                self._planned_wrappers[name] = shape
+                return name, False
+            name, number = f"{base}_{number}", number + 1
 
     def _insertion_point(self, receiver: str | None) -> cst.CSTNode | None:
         """The module-level statement after which the wrapper goes: after the one binding the
@@ -371,14 +465,29 @@ def _lone_call(node: cst.SimpleStatementLine) -> cst.Call | None:
     return None
 
 
-def _constant(value: cst.BaseExpression) -> bool:
-    if isinstance(value, (cst.SimpleString, cst.Integer, cst.Float)):
-        return True
-    if isinstance(value, cst.ConcatenatedString):
-        return _constant(value.left) and _constant(value.right)
-    if isinstance(value, cst.Name):
-        return value.value in ("True", "False", "None")
-    return False
+def _same_wrapper(function: cst.FunctionDef, deferral: Deferral, module: cst.Module) -> bool:
+    """Whether a module-level function is graphweld's wrapper for this call shape."""
+    if WRAPPER_MARK not in (function.get_docstring() or ""):
+        return False
+    statements = function.body.body if isinstance(function.body, cst.IndentedBlock) else []
+    last = statements[-1] if statements else None
+    if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Expr)):
+        return False
+    params = function.params
+    if deferral.generic:
+        # The pass-through wrapper (earlier versions also took **kwargs; positional calls match).
+        return not params.params and isinstance(params.star_arg, cst.Param)
+    names = [param.name.value for param in params.params]
+    return names == deferral.params and module.code_for_node(last.body[0].value) == module.code_for_node(deferral.body)
+
+
+def _laid_out(call: cst.Call, args: list[cst.Arg]) -> list[cst.Arg]:
+    """The wrapper's arguments, laid out like the call's when there are as many (a call split over
+    lines stays split), else on one line."""
+    if len(args) == len(call.args):
+        return [original.with_changes(value=new.value, keyword=None, equal=cst.MaybeSentinel.DEFAULT) for original, new in zip(call.args, args)]
+    return [arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT)
+            for i, arg in enumerate(args)]
 
 
 def _first_parameter(function: cst.FunctionDef) -> str | None:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from graphweld.blocks import binds_at_module_level, definitions_anchor
 from graphweld.breakers import TENSOR_VALUE_READS, UNTRACEABLE_BREAKERS
+from graphweld.names import is_literal_constant, root_expression
 from graphweld.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import (
@@ -390,9 +391,9 @@ class NonstrictHelper(Rule):
                     if isinstance(small, cst.Assign):
                         for target in small.targets:
                             for name in target_names(target.target):
-                                values[name] = values.get(name, True) and _is_constant(small.value)
+                                values[name] = values.get(name, True) and is_literal_constant(small.value)
                     elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                        constant = isinstance(small, cst.AnnAssign) and small.value is not None and _is_constant(small.value)
+                        constant = isinstance(small, cst.AnnAssign) and small.value is not None and is_literal_constant(small.value)
                         for name in target_names(small.target):
                             values[name] = values.get(name, True) and constant
             self._module_values = values
@@ -523,19 +524,6 @@ def _written_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
 
 
 def _root_name(node: cst.BaseExpression) -> str | None:
-    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
-        node = node.func if isinstance(node, cst.Call) else node.value
-    return node.value if isinstance(node, cst.Name) else None
-
-
-def _is_constant(value: cst.BaseExpression) -> bool:
-    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
-        return True
-    if isinstance(value, cst.Name):
-        return value.value in ("True", "False", "None")
-    if isinstance(value, cst.UnaryOperation):
-        return _is_constant(value.expression)
-    if isinstance(value, cst.Tuple):
-        return all(_is_constant(element.value) for element in value.elements)
-    return False
+    root = root_expression(node)
+    return root.value if isinstance(root, cst.Name) else None
 

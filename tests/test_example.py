@@ -28,6 +28,6 @@ def test_bundled_example_is_fixed_and_compiles_whole(tmp_path: Path):
     before = compile_stats(before_module.my_model_function(), x)
     after = compile_stats(after_module.my_model_function(), x)
     assert (before.graphs, before.skipped_frames) == (0, 1)
-    assert (after.graphs, after.skipped_frames) == (6, 0)
+    assert (after.graphs, after.skipped_frames) == (3, 0)
     torch.testing.assert_close(after.result, expected, rtol=0, atol=0)
     assert CliRunner().invoke(main, ["fix", "--check", str(copy)]).exit_code == 0

@@ -126,7 +126,8 @@ async def test_a_change_clears_a_diagnostic_that_no_longer_applies(client: Langu
 
 
 async def test_unsafe_fixes_are_offered_but_labelled(client: LanguageClient):
-    text = "import torch\n\n\n@torch.compile\ndef f(x):\n    y = x * 2\n    if y.sum() > 0:\n        print(y.shape)\n    return y\n"
+    # A print in a helper traced inline: only the unsafe guard applies (a deferral would be dropped).
+    text = "import torch\n\n\ndef show(y):\n    print(y.shape)\n    return y\n\n\n@torch.compile\ndef f(x):\n    return show(x * 2)\n"
     uri = open_document(client, "unsafe.py", text)
     (diagnostic,) = await diagnostics(client, uri)
     assert diagnostic.code == "isolate-io" and "unsafe fix available" in diagnostic.message

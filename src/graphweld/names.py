@@ -23,6 +23,31 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+def is_literal_constant(value: cst.BaseExpression) -> bool:
+    """A literal whose value never changes: numbers, strings (f-strings without expressions),
+    `True`/`False`/`None`, signed or negated constants, tuples of them."""
+    if isinstance(value, (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)):
+        return True
+    if isinstance(value, cst.ConcatenatedString):
+        return is_literal_constant(value.left) and is_literal_constant(value.right)  # type: ignore[arg-type]
+    if isinstance(value, cst.FormattedString):
+        return all(isinstance(part, cst.FormattedStringText) for part in value.parts)
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False", "None")
+    if isinstance(value, cst.UnaryOperation):
+        return is_literal_constant(value.expression)
+    if isinstance(value, cst.Tuple):
+        return all(is_literal_constant(element.value) for element in value.elements)
+    return False
+
+
+def root_expression(node: cst.BaseExpression) -> cst.BaseExpression:
+    """What an attribute, subscript or call chain starts from: `h` for `h.abs()[0].sum()`."""
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node
+
+
 def _module_name(node: cst.BaseExpression) -> str:
     name = dotted_name(node)
     return name or ""

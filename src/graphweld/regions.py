@@ -274,6 +274,9 @@ class CompiledRegions:
         }
         self._by_node: dict[int, FunctionInfo] = {id(info.node): info for info in indexer.functions}
         self._compiled: set[int] = set()
+        # Functions torch.compile starts a frame at (compiled by the module's own code or as the
+        # entry's product) that no other region of the module calls: Dynamo does not inline them.
+        self._frame_roots: set[int] = set()
         decorators = {id(info.node): {self.imports.qualify(d) for d in info.decorators} for info in indexer.functions}
         disabled = {id(info.node) for info in indexer.functions if NOT_TRACED_DECORATORS & decorators[id(info.node)]}
         self.root_names = set(root_names)
@@ -316,7 +319,7 @@ class CompiledRegions:
     ) -> None:
         indexer = self._indexer
         decorated = [info for info in indexer.functions if COMPILE_DECORATORS & decorators[id(info.node)]]
-        roots = decorated + extra_roots
+        roots = list(decorated)
         compile_calls = [(call, scope) for call, scope in indexer.compile_calls if self._is_torch_compile_call(call)]
         for call, scope in compile_calls:
             if self.imports.qualify(call.func) == "torch.compile":
@@ -331,14 +334,18 @@ class CompiledRegions:
             # The entry convention: graphweld compiles the model my_model_function() returns,
             # unless the module compiles something itself (then its own compiles are measured).
             roots.extend(self._forward_of_product("my_model_function", None))
-        pending = [info for info in roots if id(info.node) not in disabled]
+        reached: set[int] = set()
+        pending = [info for info in roots + extra_roots if id(info.node) not in disabled]
         while pending:
             info = pending.pop()
             if id(info.node) in self._compiled or id(info.node) in disabled:
                 continue
             self._compiled.add(id(info.node))
             for callee in info.callees:
-                pending.extend(self._resolve_call(callee, info))
+                called = self._resolve_call(callee, info)
+                reached.update(id(function.node) for function in called)
+                pending.extend(called)
+        self._frame_roots = {id(info.node) for info in roots if id(info.node) in self._compiled} - reached
 
     def _is_torch_compile_call(self, call: cst.Call) -> bool:
         """`torch.compile(...)`, or `model.compile()` (nn.Module.compile), not `re.compile(pattern)`."""
@@ -371,6 +378,12 @@ class CompiledRegions:
     def module_function(self, name: str) -> FunctionInfo | None:
         """The function `def name` at module level, if the module has one."""
         return self._indexer.module_functions.get(name)
+
+    def is_frame_root(self, node: cst.FunctionDef) -> bool:
+        """Whether torch.compile starts its frame at this function, as far as the module shows: it
+        is compiled by the module's own code (or is the entry's product) and no region of the
+        module calls it. Every other region is traced inline into a caller's frame."""
+        return id(node) in self._frame_roots
 
     def is_compile_root(self, node: cst.FunctionDef) -> bool:
         """Whether the function is decorated with `torch.compile` (or `_dynamo.optimize`)."""

@@ -2,9 +2,12 @@
 import torch
 
 
-def _deferred_print(*args, **kwargs):
-    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io)."""
-    print(*args, **kwargs)
+def _deferred_print(*args):
+    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    print(*args)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)

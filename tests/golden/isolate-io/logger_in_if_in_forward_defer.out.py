@@ -7,9 +7,12 @@ from torch import nn
 logger = logging.getLogger(__name__)
 
 
-def _deferred_logger_warning(*args, **kwargs):
-    """Runs `logger.warning` after the compiled graph instead of breaking it (graphweld isolate-io)."""
-    logger.warning(*args, **kwargs)
+def _deferred_logger_warning(*args):
+    """Runs `logger.warning` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    logger.warning(*args, stacklevel=2)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_logger_warning)

@@ -4,9 +4,12 @@ import logging
 import torch
 
 
-def _deferred_print(*args, **kwargs):
-    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io)."""
-    print(*args, **kwargs)
+def _deferred_print(*args):
+    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    print(*args)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
@@ -14,17 +17,23 @@ torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
 logger = logging.getLogger(__name__)
 
 
-def _deferred_logger_info(*args, **kwargs):
-    """Runs `logger.info` after the compiled graph instead of breaking it (graphweld isolate-io)."""
-    logger.info(*args, **kwargs)
+def _deferred_logger_info(*args):
+    """Runs `logger.info` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    logger.info(*args, stacklevel=2)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_logger_info)
 
 
-def _deferred_logger_warning(*args, **kwargs):
-    """Runs `logger.warning` after the compiled graph instead of breaking it (graphweld isolate-io)."""
-    logger.warning(*args, **kwargs)
+def _deferred_logger_warning(*args):
+    """Runs `logger.warning` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    logger.warning(*args, stacklevel=2)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_logger_warning)

@@ -1,4 +1,4 @@
-# settings: assume_compiled=true
+# settings: assume_compiled=true unsafe_fixes=true
 import torch
 from torch import nn
 

@@ -1,0 +1,38 @@
+import sys
+
+import torch
+from torch import nn
+
+
+def _deferred_print_done():
+    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    print("done", end="")
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_done)
+
+
+def _deferred_print_max(max_value):
+    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    The graph computes the values passed in; this turns them into output.
+    """
+    print("max", max_value, sep=": ", file=sys.stderr)
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_max)
+
+
+class Exp(nn.Module):
+    def forward(self, x):
+        y = x.exp()
+        _deferred_print_max(y.max())
+        _deferred_print_done()
+        return y
+
+
+exp = torch.compile(Exp())

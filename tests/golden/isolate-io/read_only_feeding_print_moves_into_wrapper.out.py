@@ -1,0 +1,37 @@
+import torch
+from torch import nn
+
+
+def _deferred_print(*args):
+    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    print(*args)
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
+
+
+def _deferred_print_loss(loss):
+    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    The graph computes the values passed in; this turns them into output.
+    """
+    print(f"loss {loss.item():.4f}")
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_loss)
+
+
+class Train(nn.Module):
+    def forward(self, x, target):
+        loss = (x - target).pow(2).mean()
+        _deferred_print_loss(loss)
+        kept = x.sum().item()
+        _deferred_print("sum", kept)
+        return loss * kept
+
+
+train = torch.compile(Train())

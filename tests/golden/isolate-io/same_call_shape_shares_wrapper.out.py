@@ -1,0 +1,25 @@
+import torch
+from torch import nn
+
+
+def _deferred_print_mean(mean):
+    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    The graph computes the values passed in; this turns them into output.
+    """
+    print(f"mean {mean.item():.4f}")
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_mean)
+
+
+class Project(nn.Module):
+    def forward(self, x, y):
+        _deferred_print_mean(x.mean())
+        z = x @ y
+        _deferred_print_mean(z.mean())
+        return z
+
+
+project = torch.compile(Project())

@@ -1,0 +1,24 @@
+import torch
+from torch import nn
+
+
+def _deferred_torch_save(*args):
+    """Runs `torch.save` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    torch.save(*args)
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_torch_save)
+
+
+class Recorder(nn.Module):
+    def forward(self, x, path):
+        h = x * 2
+        _deferred_torch_save(h.detach().clone(), path)
+        h.mul_(2)
+        return h + 1
+
+
+recorder = torch.compile(Recorder())

@@ -1,0 +1,34 @@
+import warnings
+
+import torch
+
+
+def _deferred_warnings_warn_float64_input_is():
+    """Runs `warnings.warn` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    warnings.warn("float64 input is slow", UserWarning, 3)
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_warnings_warn_float64_input_is)
+
+
+def _deferred_warnings_warn_the_device_argument():
+    """Runs `warnings.warn` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    warnings.warn("The `device` argument is deprecated and will be removed in v5 of Transformers.", FutureWarning, stacklevel=2)
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_warnings_warn_the_device_argument)
+
+
+@torch.compile
+def embed(x, device=None):
+    if device is not None:
+        _deferred_warnings_warn_the_device_argument()
+    if x.dtype == torch.float64:
+        _deferred_warnings_warn_float64_input_is()
+    return x * 2
