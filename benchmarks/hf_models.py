@@ -1,10 +1,10 @@
 """Hugging Face models before and after `graphweld fix --entry`: graphs and compiled forward time.
 
-Usage: python benchmarks/hf_models.py [--repeats 30]
+Usage: python benchmarks/hf_models.py [--repeats 30] [--unsafe-fixes]
 For each example entry (small T5, Whisper and LayoutLMv3, CPU) it copies the installed
 transformers to a temporary directory and runs `graphweld fix --entry` on the copy (inductor),
-once with safe fixes only and once with `--unsafe-fixes` (on a fresh copy). Each version (the
-installed package, the safe copy, the unsafe copy) is then measured in its own process with the
+with safe fixes only (and, with --unsafe-fixes, once more on a fresh copy with unsafe fixes too).
+Each version (the installed package and each rewritten copy) is then measured in its own process with the
 copy first on PYTHONPATH: the entry's model compiled with inductor, graphs counted, the median
 forward time of repeated calls, and the outputs compared with the installed package's. "cold" is
 the first call (compile and run) with inductor's caches disabled; "warm" the median of the rest.
@@ -76,6 +76,7 @@ def run_measure(entry: Path, site: str | None, output: Path, repeats: int) -> di
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--unsafe-fixes", action="store_true", help="also measure a copy rewritten with unsafe fixes")
     parser.add_argument("--measure", nargs=2, metavar=("ENTRY", "OUTPUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
@@ -93,7 +94,8 @@ def main() -> None:
             reference = Path(scratch) / "installed.pt"
             before = run_measure(entry, None, reference, args.repeats)
             print(f"| {label} | none (installed) | {before['graphs']} | {before['cold_s']:.1f} | {before['warm_ms']:.2f} | - |")
-            for fixes, options in (("safe", []), ("--unsafe-fixes", ["--unsafe-fixes"])):
+            modes = [("safe", [])] + ([("--unsafe-fixes", ["--unsafe-fixes"])] if args.unsafe_fixes else [])
+            for fixes, options in modes:
                 site = Path(scratch) / fixes.strip("-")
                 shutil.copytree(Path(transformers.__file__).parent, site / "transformers", ignore=shutil.ignore_patterns("__pycache__"))
                 subprocess.run(

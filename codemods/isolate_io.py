@@ -6,7 +6,15 @@ import libcst as cst
 
 from graphweld.blocks import split_at
 from graphweld.breakers import IO_BREAKERS, LOGGING_METHODS
-from graphweld.deferral import STDLIB_LOGGING_METHODS, WRAPPER_MARK, WRAPPER_PREFIX, Deferral, Refused, plan
+from graphweld.deferral import (
+    STDLIB_LOGGING_METHODS,
+    WRAPPER_MARK,
+    WRAPPER_PREFIX,
+    Deferral,
+    Refused,
+    plan,
+    same_call,
+)
 from graphweld.names import dotted_name
 from graphweld.regions import COMPILE_DECORATORS
 from graphweld.rule import Rule, Safety
@@ -89,13 +97,14 @@ class IsolateIO(Rule):
     ...
             _deferred_print_hidden_norm(h.norm())
     ```
-    Each wrapper has a docstring saying why it exists. One wrapper serves every call of the same shape; calls that pass their arguments as they are
-    share `_deferred_print(*args)` (one per callee). The wrapper goes after the module's imports
-    (after the logger's definition for a logger). A tensor argument written in place later in the
-    function (`h.mul_(2)`, `out=h`, through a view of it) is passed as `h.detach().clone()`; a size
-    (`x.shape`) is formatted in the graph and passed as text. A read such as `value = t.item()` earlier in
-    the block, whose name nothing else uses, moves into the wrapper too (that statement goes). A loop whose only break was the
-    deferred call is then left alone (rules apply in registry order).
+    Each wrapper has a docstring saying why it exists. One wrapper serves every call of the same
+    shape; calls that pass their arguments as they are share `_deferred_print(*args)` (one per
+    callee). The wrapper goes after the module's imports (after the logger's definition for a
+    logger). A tensor argument written in place later in the function (`h.mul_(2)`, `out=h`,
+    through a view of it) is passed as `h.detach().clone()`; a size (`x.shape`) is formatted in the
+    graph and passed as text. A read such as `value = t.item()` earlier in the block, whose name
+    nothing else uses, moves into the wrapper too (that statement goes). A loop whose only break
+    was the deferred call is then left alone (rules apply in registry order).
     Strategy **guard** (unsafe), for any other I/O statement: `if not torch.compiler.is_compiling():`.
     Callees listed in the `guard-functions` setting (e.g. `["warnings.warn"]` for deprecation
     warnings in library code) are guarded without `--unsafe-fixes`: the user chose it.
@@ -110,19 +119,21 @@ class IsolateIO(Rule):
     defer is safe when the printed text, log records, warnings and written files are those of the
     eager program, in the same order, which holds when: the call is in a function where compilation
     starts (torch 2.13 silently drops a deferred call made in a function Dynamo traces inline into
-    its caller's graph, so there the guard is offered instead); the values passed are computed
-    where the call was, and none is a mutable Python object (a list, dict or set, `self`: reported,
-    not deferred) or something written later that is not known to be a tensor (`buf[0] = ...`,
-    `buf += ...` on a parameter: reported); tensors written in place later are snapshots. The
-    deferred calls run in their original order, after the graph's computation and before anything
-    after the graph (so a call made before an error the graph raises does not run). What changes: a log record or warning names the wrapper's caller (the wrapper
-    passes `stacklevel` + 1), which is the original line when the function runs eagerly and the
-    compiled function's `def` line when it runs compiled; a warning filter that matches on the line
-    number, or the once-per-location `default` action with two identical warnings in one function,
-    can then see one location instead of two. Not seen: a write to a passed tensor inside a function
-    it is later passed to. `logger.exception` and calls with `exc_info`/`stack_info` are not
-    deferred (they read the stack where they are). guard is unsafe: under compilation the I/O no
-    longer happens at all; it is applied only with `--unsafe-fixes`.
+    its caller's graph, so there the guard is offered instead); the values
+    passed are computed where the call was, and none is a mutable Python object (a list, dict or
+    set, `self`: reported, not deferred) or something written later that is not known to be a
+    tensor (`buf[0] = ...`, `buf += ...` on a parameter: reported); tensors written in place later
+    are snapshots. The deferred calls run in their original order, after the graph's computation
+    and before anything after the graph (so a call made before an error the graph raises does not
+    run). What changes: a log record or warning names the wrapper's caller (the wrapper passes
+    `stacklevel` + 1), which is the original line when the function runs eagerly and the compiled
+    function's `def` line when it runs compiled; a warning filter that matches on the line number,
+    or the once-per-location `default` action with two identical warnings in one function, can then
+    see one location instead of two. Not seen: a write to a passed tensor inside a function it is
+    later passed to. `logger.exception` and calls with `exc_info`/`stack_info` are not deferred
+    (they read the stack and the exception being handled where the call is).
+    guard is unsafe: under compilation the I/O no longer happens at all; it is applied only with
+    `--unsafe-fixes`.
     """
 
     id = "isolate-io"
@@ -401,7 +412,7 @@ class IsolateIO(Rule):
             spaced = [definition[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine())), *definition[1:]]
             extra.append((anchor_statement, [anchor_statement, *spaced]))
         replaced = node.with_changes(
-            body=[node.body[0].with_changes(value=cst.Call(func=cst.Name(wrapper), args=_laid_out(call, deferral.call_args())))]
+            body=[node.body[0].with_changes(value=_wrapper_call(call, wrapper, deferral.call_args()))]
         )
         # A read such as `value = t.item()` that only fed this call now happens in the wrapper.
         extra.extend((statement, []) for statement in deferral.moved_reads)
@@ -478,16 +489,23 @@ def _same_wrapper(function: cst.FunctionDef, deferral: Deferral, module: cst.Mod
         # The pass-through wrapper (earlier versions also took **kwargs; positional calls match).
         return not params.params and isinstance(params.star_arg, cst.Param)
     names = [param.name.value for param in params.params]
-    return names == deferral.params and module.code_for_node(last.body[0].value) == module.code_for_node(deferral.body)
+    return names == deferral.params and same_call(last.body[0].value, deferral.body)
 
 
-def _laid_out(call: cst.Call, args: list[cst.Arg]) -> list[cst.Arg]:
-    """The wrapper's arguments, laid out like the call's when there are as many (a call split over
-    lines stays split), else on one line."""
+def _wrapper_call(call: cst.Call, wrapper: str, args: list[cst.Arg]) -> cst.Call:
+    """The call of the wrapper, laid out like the original call when it passes as many arguments
+    (a call split over lines stays split), else on one line."""
     if len(args) == len(call.args):
-        return [original.with_changes(value=new.value, keyword=None, equal=cst.MaybeSentinel.DEFAULT) for original, new in zip(call.args, args)]
-    return [arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT)
-            for i, arg in enumerate(args)]
+        laid_out = [
+            original.with_changes(value=new.value, keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+            for original, new in zip(call.args, args)
+        ]
+        return call.with_changes(func=cst.Name(wrapper), args=laid_out)
+    one_line = [
+        arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT)
+        for i, arg in enumerate(args)
+    ]
+    return cst.Call(func=cst.Name(wrapper), args=one_line)
 
 
 def _first_parameter(function: cst.FunctionDef) -> str | None:

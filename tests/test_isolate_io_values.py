@@ -5,7 +5,6 @@ warnings and save the same bytes as the original module run eagerly."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import logging
 import textwrap
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from compile_stats import load_module
 
 from graphweld.engine import fix_text
 from graphweld.settings import Settings
@@ -111,14 +111,6 @@ SITES = {
 }
 
 
-def _load(path: Path, name: str):  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _shown(model, logger_name: str, saved: Path):  # type: ignore[no-untyped-def]
     """Output, printed text, log records, warnings and saved bytes of one call."""
     records: list[tuple[str, str, str]] = []
@@ -148,10 +140,8 @@ def test_deferred_io_shows_what_eager_shows_and_compiles_whole(site: str, tmp_pa
     outcome = fix_text(before, f"{site}.py", Settings(select=frozenset({"isolate-io"})))
     assert outcome.applied and all(change.safety.value == "safe" for change in outcome.applied)
     assert not outcome.reports
-    for name, text in (("before", before), ("after", outcome.text)):
-        (tmp_path / f"{site}_{name}.py").write_text(text)
-    original = _load(tmp_path / f"{site}_before.py", f"{site}_before")
-    rewritten = _load(tmp_path / f"{site}_after.py", f"{site}_after")
+    original = load_module(before, f"{site}_before")
+    rewritten = load_module(outcome.text, f"{site}_after")
 
     torch.manual_seed(0)
     eager_model = original.Model()

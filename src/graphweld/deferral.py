@@ -74,9 +74,9 @@ class Deferral:
 
     def wrapper_code(self, name: str, module: cst.Module) -> str:
         if self.generic:
-            signature, call = "*args", module.code_for_node(self.body)
+            signature, call = "*args", self.body_code()
         else:
-            signature, call = ", ".join(self.params), module.code_for_node(self.body)
+            signature, call = ", ".join(self.params), self.body_code()
         why = "\n    The graph computes the values passed in; this turns them into output." if self.holes and not self.generic else ""
         return (
             f"def {name}({signature}):\n"
@@ -85,6 +85,23 @@ class Deferral:
             f'    """\n'
             f"    {call}\n"
         )
+
+    def body_code(self) -> str:
+        """The wrapper's call, on one line when it fits in 96 columns, else one argument per line
+        (an implicitly concatenated string keeps a line per piece)."""
+        one_line = _code(self.body)
+        if len(one_line) <= 96 or not self.body.args:
+            return one_line
+        lines = [f"{_code(self.body.func)}("]
+        for arg in self.body.args:
+            value = arg.value
+            pieces = _string_pieces(value) if isinstance(value, cst.ConcatenatedString) else [_code(value)]
+            keyword = f"{arg.keyword.value}=" if arg.keyword is not None else ""
+            lines.append(f"        {keyword}{pieces[0]}")
+            lines.extend(f"        {piece}" for piece in pieces[1:])
+            lines[-1] += ","
+        lines.append("    )")
+        return "\n".join(lines)
 
     def call_args(self) -> list[cst.Arg]:
         args = []
@@ -185,6 +202,22 @@ def _one_line(value: cst.BaseExpression) -> cst.BaseExpression:
             whitespace_between=cst.SimpleWhitespace(" "), lpar=(), rpar=(),
         )
     return value
+
+
+def _string_pieces(value: cst.BaseExpression) -> list[str]:
+    if isinstance(value, cst.ConcatenatedString):
+        return [*_string_pieces(value.left), *_string_pieces(value.right)]  # type: ignore[arg-type]
+    return [_code(value)]
+
+
+def same_call(first: cst.BaseExpression, second: cst.BaseExpression) -> bool:
+    """Whether two calls are the same code, whatever their layout."""
+    import ast
+
+    def dump(node: cst.BaseExpression) -> str:
+        return ast.dump(ast.parse(_code(node).strip(), mode="eval"))
+
+    return dump(first) == dump(second)
 
 
 def _is_scalar_constant(value: cst.BaseExpression) -> bool:
@@ -330,6 +363,8 @@ class _FunctionFacts:
         self.parameters = parameter_names(function)
         order: list[cst.CSTNode] = []
         parents: dict[int, cst.CSTNode] = {}
+        ends: dict[int, int] = {}  # node -> the index in `order` just past its subtree
+
         # Pre-order walk of the body (textual order), not entering nested scopes.
         def visit(node: cst.CSTNode) -> None:
             order.append(node)
@@ -337,22 +372,19 @@ class _FunctionFacts:
                 parents[id(child)] = node
                 if not is_scope(child):
                     visit(child)
+            ends[id(node)] = len(order)
 
         visit(function.body)
         self.order = order
         self.parents = parents
         self.statement = statement
         position = {id(node): index for index, node in enumerate(order)}
-        self.position = position
-        start = position.get(id(statement), 0)
-        end = start + sum(1 for _ in iter_nodes(statement, prune=is_scope))
         # Nodes that run after the statement: later in the text, or anywhere in a loop around it.
-        after = set(range(end, len(order)))
+        after = set(range(ends.get(id(statement), len(order)), len(order)))
         ancestor = parents.get(id(statement))
         while ancestor is not None:
             if isinstance(ancestor, (cst.For, cst.While)):
-                first = position[id(ancestor)]
-                after.update(range(first, first + sum(1 for _ in iter_nodes(ancestor, prune=is_scope))))
+                after.update(range(position[id(ancestor)], ends[id(ancestor)]))
             ancestor = parents.get(id(ancestor))
         self.after = [order[index] for index in sorted(after)]
         self.bindings: dict[str, list[cst.BaseExpression | None]] = {}
@@ -554,7 +586,7 @@ def _words(call: cst.Call) -> str:
             text = node.evaluated_value if isinstance(node.evaluated_value, str) else ""
         elif isinstance(node, cst.FormattedStringText):
             text = node.value
-        words = re.findall(r"[A-Za-z][A-Za-z0-9]*", re.sub(r"%\w|\{[^}]*\}", " ", text))
+        words = re.findall(r"[A-Za-z0-9]+", re.sub(r"%\w|\{[^}]*\}", " ", text))
         if words:
             return "_".join(word.lower() for word in words[:3])[:40]
     return ""

@@ -19,7 +19,11 @@ def _deferred_warnings_warn_the_device_argument():
 
     Registered in torch._dynamo.config.reorderable_logging_functions.
     """
-    warnings.warn("The `device` argument is deprecated and will be removed in v5 of Transformers.", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "The `device` argument is deprecated and will be removed in v5 of Transformers.",
+        FutureWarning,
+        stacklevel=2,
+    )
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_warnings_warn_the_device_argument)
