@@ -335,7 +335,8 @@ class _Lifter:
     def hole(self, expression: cst.BaseExpression, name: str | None = None) -> cst.Name:
         code = _code(expression)
         known = self._by_code.get(code)
-        if known is not None:
+        # The same variable read twice is passed once; a call is evaluated as often as written.
+        if known is not None and isinstance(expression, (cst.Name, cst.Attribute)):
             return cst.Name(known.param)
         if isinstance(expression, _MUTABLE_LITERALS) or self.facts.is_mutable_object(expression):
             raise Refused(f"`{code}` is a mutable Python object: the deferred call would see its later state")
@@ -400,7 +401,9 @@ class _FunctionFacts:
                     self.bindings.setdefault(name, []).append(_FOR_TARGET)
             elif isinstance(node, (cst.NamedExpr,)) and isinstance(node.target, cst.Name):
                 self.bindings.setdefault(node.target.value, []).append(node.value)
-        self.local_names = set(self.bindings) | self.parameters
+        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else [function.body]
+        # Every name the function binds (with/except targets and imports included): never a global.
+        self.local_names = set(self.bindings) | self.parameters | bound_names(body)
 
     def is_mutable_object(self, expression: cst.BaseExpression) -> bool:
         if isinstance(expression, cst.Name):

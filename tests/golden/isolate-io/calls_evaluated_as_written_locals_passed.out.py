@@ -1,0 +1,38 @@
+import torch
+from torch import nn
+
+
+def _deferred_print_file(f, sum_value):
+    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    The graph computes the values passed in; this turns them into output.
+    """
+    print(f"file {f}", sum_value)
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_file)
+
+
+def _deferred_print(*args):
+    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
+
+    Registered in torch._dynamo.config.reorderable_logging_functions.
+    """
+    print(*args)
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
+
+f = "module-level"
+
+
+class Edge(nn.Module):
+    def forward(self, x, it):
+        _deferred_print(next(it), next(it))
+        with open("/dev/null") as f:
+            _deferred_print_file(f, x.sum())
+        return x
+
+
+edge = torch.compile(Edge())
