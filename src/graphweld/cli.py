@@ -79,7 +79,7 @@ def main() -> None:
 @click.option("--entry", metavar="ENTRY", help="Run ENTRY (file.py[::factory]) to find break sites, and keep only verified rewrites.")
 @click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
               help="Where --entry runs.")
-@click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend.")
+@click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend; and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per --entry run.")
 def fix(
     paths: tuple[str, ...],
@@ -324,7 +324,8 @@ def _entry_options(function):  # type: ignore[no-untyped-def]
     function = click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True,
                             help="Seconds per run.")(function)
     function = click.option("--compile-options", metavar="K=V,...",
-                            help="torch.compile options: fullgraph, dynamic, mode, backend (default inductor).")(function)
+                            help="torch.compile options: fullgraph, dynamic, mode, backend (default inductor); "
+                            "and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops.")(function)
     function = click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
                             help="auto picks CUDA when available.")(function)
     return function
@@ -362,13 +363,26 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
     import json
 
     from graphweld.entry import EntryError, parse_compile_options, run_entry
-    from graphweld.explain import explain_sites
+    from graphweld.explain import CaptureTrial, capture_settings_to_try, explain_sites
 
+    trials: list[CaptureTrial] = []
     try:
         settings = load_settings(config_path or find_config_file(Path(entry.partition("::")[0])))
         options = parse_compile_options(compile_options)
-        with _stderr().status("running the entry under torch.compile", spinner="dots"):
+        with _stderr().status("running the entry under torch.compile", spinner="dots") as status:
             report = run_entry(entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
+            # Breaks on reading tensor values into Python: measure what the Dynamo setting that
+            # captures them would change (breaks, graphs, and outputs against eager).
+            wanted = capture_settings_to_try(report, options)
+            for names in [[name] for name in wanted] + ([wanted] if len(wanted) > 1 else []):
+                status.update(f"trying {'=True, '.join(names)}=True")
+                try:
+                    after = run_entry(entry, ("eager", "compiled"), device=device,
+                                      compile_options={**options, **dict.fromkeys(names, True)}, timeout=timeout)
+                except EntryError as exc:
+                    _stderr().print(f"with {'=True, '.join(names)}=True the run fails: {exc}", highlight=False)
+                    continue
+                trials.append(CaptureTrial(tuple(names), report, after))
     except (EntryError, SettingsError) as exc:
         raise _fail(str(exc))
     _note_unused_options(report)
@@ -381,6 +395,12 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
                  "type": "skipped frame" if item.site.skipped_frame else "graph break",
                  "reason": item.site.reason, "via": item.site.via or None, "rule": item.rule, "action": item.action}
                 for item in explained
+            ],
+            "capture_settings": [
+                {"settings": list(trial.settings), "graph_breaks_before": len(trial.before.breaks),
+                 "graph_breaks_after": len(trial.after.breaks), "graphs_before": trial.before.graphs,
+                 "graphs_after": trial.after.graphs, "outputs_equal": trial.outputs_equal}
+                for trial in trials
             ],
         }, indent=2))
         return
@@ -402,6 +422,9 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
         out.print("No graph breaks.")
     out.print(_picture_table("totals", report))
     out.print(_BOUNDARY_NOTES.get(report.compiled_by or "", ""), highlight=False)
+    for trial in trials:
+        flags = ",".join(f"{name}=true" for name in trial.settings)
+        out.print(f"Measured: {trial.line()} (--compile-options {flags}).", highlight=False)
 
 
 # What `explain` says about the compile boundary it measured (the README's "compile boundary").

@@ -225,18 +225,25 @@ def run_entry(
     )
 
 
+# Compile options that are switches, and the Dynamo settings `--compile-options` also takes.
+_SWITCHES = ("fullgraph", "dynamic", "capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+COMPILE_OPTION_KEYS = ("fullgraph", "dynamic", "mode", "backend", "capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+
+
 def parse_compile_options(text: str | None) -> dict[str, Any]:
-    """`fullgraph=true,dynamic=false,mode=max-autotune,backend=eager` -> torch.compile kwargs."""
+    """`fullgraph=true,dynamic=false,mode=max-autotune,backend=eager` -> torch.compile kwargs, plus
+    the Dynamo settings `capture_scalar_outputs` and `capture_dynamic_output_shape_ops`."""
     options: dict[str, Any] = {}
     if not text:
         return options
     for pair in text.split(","):
         key, _, value = pair.strip().partition("=")
-        if key not in ("fullgraph", "dynamic", "mode", "backend"):
-            raise EntryError(f"unknown compile option '{key}' (known: fullgraph, dynamic, mode, backend)")
-        if key in ("fullgraph", "dynamic"):
-            if value.lower() not in ("true", "false", "none"):
-                raise EntryError(f"compile option {key} takes true, false or none")
+        if key not in COMPILE_OPTION_KEYS:
+            raise EntryError(f"unknown compile option '{key}' (known: {', '.join(COMPILE_OPTION_KEYS)})")
+        if key in _SWITCHES:
+            allowed = ("true", "false", "none") if key in ("fullgraph", "dynamic") else ("true", "false")
+            if value.lower() not in allowed:
+                raise EntryError(f"compile option {key} takes {', '.join(allowed[:-1])} or {allowed[-1]}")
             options[key] = {"true": True, "false": False, "none": None}[value.lower()]
         else:
             options[key] = value

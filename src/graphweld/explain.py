@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from graphweld.compare import outputs_equal
 from graphweld.engine import propose
 from graphweld.entry import BreakSite, RunReport, is_library_file
 from graphweld.settings import Settings
@@ -62,3 +63,39 @@ def _explain(site: BreakSite, proposals) -> ExplainedSite:  # type: ignore[no-un
                 return ExplainedSite(site, report.rule, f"not fixed: {report.message.split(': ')[-1]}")
     hint = site.hint or site.explanation or "see the GB page"
     return ExplainedSite(site, None, f"no automatic fix: {hint}")
+
+
+# Breaks Dynamo attributes to reading tensor values into Python, and the Dynamo setting that
+# captures such values in the graph instead (GB0124: `.item()`; GB0036/GB0033: ops whose output
+# shape or value depends on the data, such as `nonzero` and boolean masks).
+CAPTURE_SETTINGS = {
+    "GB0124": "capture_scalar_outputs",
+    "GB0036": "capture_dynamic_output_shape_ops",
+    "GB0033": "capture_dynamic_output_shape_ops",
+}
+
+
+@dataclass(frozen=True)
+class CaptureTrial:
+    """A run with capture settings on, measured against the run without them."""
+
+    settings: tuple[str, ...]
+    before: RunReport
+    after: RunReport
+
+    @property
+    def outputs_equal(self) -> bool:
+        return outputs_equal(self.after.outputs["eager"], self.after.outputs["compiled"])
+
+    def line(self) -> str:
+        outputs = "outputs equal" if self.outputs_equal else "outputs differ from eager"
+        return (
+            f"with {'=True, '.join(self.settings)}=True: graph breaks {len(self.before.breaks)} -> {len(self.after.breaks)}, "
+            f"graphs {self.before.graphs} -> {self.after.graphs}, {outputs}"
+        )
+
+
+def capture_settings_to_try(report: RunReport, options: dict[str, object]) -> list[str]:
+    """The capture settings the run's breaks call for and the run did not already have on."""
+    wanted = {CAPTURE_SETTINGS[site.gb] for site in report.breaks if site.gb in CAPTURE_SETTINGS}
+    return sorted(name for name in wanted if not options.get(name))

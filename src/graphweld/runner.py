@@ -251,6 +251,10 @@ class _OutputRecorder:
         }
 
 
+# `--compile-options` keys that set torch._dynamo.config instead of torch.compile arguments.
+DYNAMO_SETTINGS = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
@@ -434,6 +438,13 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     overlay = OverlayFinder(request.get("overlay", {}))
     sys.meta_path.insert(0, overlay)
     torch.use_deterministic_algorithms(True, warn_only=True)
+    # Dynamo settings among the compile options apply to every compile of the run, the program's
+    # own included; the rest are torch.compile arguments.
+    options = dict(request.get("compile_options", {}))
+    for name in DYNAMO_SETTINGS:
+        if name in options:
+            setattr(torch._dynamo.config, name, options.pop(name))
+    request = {**request, "compile_options": options}
     import torch._inductor.config as inductor_config
 
     inductor_config.fallback_random = True

@@ -1,0 +1,50 @@
+"""The Dynamo capture settings: accepted in --compile-options, and measured by `explain` for the
+breaks they address (reading a tensor's value with `.item()`, data-dependent output shapes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_entry import EAGER, invoke
+
+from graphweld.entry import EntryError, parse_compile_options
+
+ENTRY = Path(__file__).parent / "entries" / "value_reads_entry.py"
+
+
+def test_the_capture_settings_are_compile_options():
+    assert parse_compile_options("capture_scalar_outputs=true,capture_dynamic_output_shape_ops=false") == {
+        "capture_scalar_outputs": True,
+        "capture_dynamic_output_shape_ops": False,
+    }
+    with pytest.raises(EntryError, match="capture_scalar_outputs takes true or false"):
+        parse_compile_options("capture_scalar_outputs=maybe")
+
+
+@pytest.mark.slow
+def test_explain_measures_each_capture_setting_the_breaks_call_for():
+    result = invoke("explain", str(ENTRY), *EAGER, "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert sorted(site["gb"] for site in data["sites"]) == ["GB0036", "GB0036", "GB0124"]
+    trials = {tuple(trial["settings"]): trial for trial in data["capture_settings"]}
+    assert set(trials) == {
+        ("capture_scalar_outputs",),
+        ("capture_dynamic_output_shape_ops",),
+        ("capture_dynamic_output_shape_ops", "capture_scalar_outputs"),
+    }
+    assert all(trial["graph_breaks_before"] == 3 and trial["outputs_equal"] for trial in trials.values())
+    assert trials[("capture_scalar_outputs",)]["graph_breaks_after"] == 2
+    assert trials[("capture_dynamic_output_shape_ops",)]["graph_breaks_after"] == 1
+    both = trials[("capture_dynamic_output_shape_ops", "capture_scalar_outputs")]
+    assert both["graph_breaks_after"] == 0 and both["graphs_after"] == 1
+
+    # With the settings given, the run captures the values and nothing is left to try.
+    given = invoke(
+        "explain", str(ENTRY), "--compile-options", "backend=eager,capture_scalar_outputs=true,capture_dynamic_output_shape_ops=true",
+        "--format", "json",
+    )
+    data = json.loads(given.stdout)
+    assert data["graph_breaks"] == 0 and data["graphs"] == 1 and data["capture_settings"] == []
