@@ -48,3 +48,16 @@ def test_explain_measures_each_capture_setting_the_breaks_call_for():
     )
     data = json.loads(given.stdout)
     assert data["graph_breaks"] == 0 and data["graphs"] == 1 and data["capture_settings"] == []
+
+
+@pytest.mark.slow
+def test_fix_entry_measures_the_capture_settings_for_the_breaks_it_leaves(tmp_path: Path):
+    entry = tmp_path / "value_reads_entry.py"
+    entry.write_text(ENTRY.read_text())
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--format", "json", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["kept"] == {} and data["after"]["graph_breaks"] == 3
+    both = [trial for trial in data["capture_settings"] if len(trial["settings"]) == 2]
+    assert both and both[0]["graph_breaks_after"] == 0 and both[0]["outputs_equal"]
+    assert entry.read_text() == ENTRY.read_text()

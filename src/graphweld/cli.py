@@ -363,7 +363,7 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
     import json
 
     from graphweld.entry import EntryError, parse_compile_options, run_entry
-    from graphweld.explain import CaptureTrial, capture_settings_to_try, explain_sites
+    from graphweld.explain import CaptureTrial, explain_sites, measure_capture_settings
 
     trials: list[CaptureTrial] = []
     try:
@@ -373,16 +373,12 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
             report = run_entry(entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
             # Breaks on reading tensor values into Python: measure what the Dynamo setting that
             # captures them would change (breaks, graphs, and outputs against eager).
-            wanted = capture_settings_to_try(report, options)
-            for names in [[name] for name in wanted] + ([wanted] if len(wanted) > 1 else []):
-                status.update(f"trying {'=True, '.join(names)}=True")
-                try:
-                    after = run_entry(entry, ("eager", "compiled"), device=device,
-                                      compile_options={**options, **dict.fromkeys(names, True)}, timeout=timeout)
-                except EntryError as exc:
-                    _stderr().print(f"with {'=True, '.join(names)}=True the run fails: {exc}", highlight=False)
-                    continue
-                trials.append(CaptureTrial(tuple(names), report, after))
+            trials = measure_capture_settings(
+                report, options,
+                lambda trial_options: run_entry(entry, ("eager", "compiled"), device=device,
+                                                compile_options=trial_options, timeout=timeout),
+                progress=status.update, failed=lambda message: _stderr().print(message, highlight=False),
+            )
     except (EntryError, SettingsError) as exc:
         raise _fail(str(exc))
     _note_unused_options(report)
@@ -396,12 +392,7 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
                  "reason": item.site.reason, "via": item.site.via or None, "rule": item.rule, "action": item.action}
                 for item in explained
             ],
-            "capture_settings": [
-                {"settings": list(trial.settings), "graph_breaks_before": len(trial.before.breaks),
-                 "graph_breaks_after": len(trial.after.breaks), "graphs_before": trial.before.graphs,
-                 "graphs_after": trial.after.graphs, "outputs_equal": trial.outputs_equal}
-                for trial in trials
-            ],
+            "capture_settings": _trials_json(trials),
         }, indent=2))
         return
     out = _table_stdout()
@@ -422,6 +413,19 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
         out.print("No graph breaks.")
     out.print(_picture_table("totals", report))
     out.print(_BOUNDARY_NOTES.get(report.compiled_by or "", ""), highlight=False)
+    _print_trials(out, trials)
+
+
+def _trials_json(trials) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    return [
+        {"settings": list(trial.settings), "graph_breaks_before": len(trial.before.breaks),
+         "graph_breaks_after": len(trial.after.breaks), "graphs_before": trial.before.graphs,
+         "graphs_after": trial.after.graphs, "outputs_equal": trial.outputs_equal}
+        for trial in trials
+    ]
+
+
+def _print_trials(out, trials) -> None:  # type: ignore[no-untyped-def]
     for trial in trials:
         flags = ",".join(f"{name}=true" for name in trial.settings)
         out.print(f"Measured: {trial.line()} (--compile-options {flags}).", highlight=False)
@@ -515,8 +519,11 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
                     timeout: float, show_diff: bool, check: bool, output_format: str) -> int:
     import json
 
-    from graphweld.entry import EntryError, parse_compile_options
+    import os
+
+    from graphweld.entry import EntryError, parse_compile_options, run_entry
     from graphweld.entry_fix import fix_with_entry
+    from graphweld.explain import measure_capture_settings
 
     err = _stderr()
     try:
@@ -524,6 +531,14 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
         with err.status("graphweld --entry", spinner="dots") as status:
             result = fix_with_entry(entry, paths, settings, device=device, compile_options=options, timeout=timeout,
                                     progress=lambda message: status.update(message))
+            # The breaks left that a capture setting addresses: measured with the kept rewrites.
+            overlay = {os.path.realpath(path): candidate.fixed for path, candidate in result.kept.items()}
+            trials = measure_capture_settings(
+                result.after or result.before, options,
+                lambda trial_options: run_entry(entry, ("eager", "compiled"), device=device,
+                                                compile_options=trial_options, overlay=overlay, timeout=timeout),
+                progress=status.update, failed=lambda message: err.print(message, highlight=False),
+            )
     except EntryError as exc:
         raise _fail(str(exc))
     _note_unused_options(result.before)
@@ -542,6 +557,7 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
             "after": _picture_dict(after),
             "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
             "dropped": result.dropped, "errors": result.errors, "written": write,
+            "capture_settings": _trials_json(trials),
         }, indent=2))
     else:
         out = _stdout()
@@ -557,6 +573,7 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
         if result.sites_outside:
             err.print(f"{result.sites_outside} break site(s) lie outside the given paths and were left alone.")
         err.print(_picture_table(f"compiled on {result.before.device}", result.before, after))
+        _print_trials(err, trials)
     if result.errors:
         return EXIT_ERROR
     return EXIT_PENDING if result.kept else EXIT_OK

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Callable
 
 from graphweld.compare import outputs_equal
 from graphweld.engine import propose
-from graphweld.entry import BreakSite, RunReport, is_library_file
+from graphweld.entry import BreakSite, EntryError, RunReport, is_library_file
 from graphweld.settings import Settings
 from graphweld.source import SourceError, read_source
 
@@ -99,3 +100,27 @@ def capture_settings_to_try(report: RunReport, options: dict[str, object]) -> li
     """The capture settings the run's breaks call for and the run did not already have on."""
     wanted = {CAPTURE_SETTINGS[site.gb] for site in report.breaks if site.gb in CAPTURE_SETTINGS}
     return sorted(name for name in wanted if not options.get(name))
+
+
+def measure_capture_settings(
+    report: RunReport,
+    options: dict[str, object],
+    run: Callable[[dict[str, object]], RunReport],
+    progress: Callable[[str], None] = lambda message: None,
+    failed: Callable[[str], None] = lambda message: None,
+) -> list[CaptureTrial]:
+    """Run again (eager and compiled, through `run(compile_options)`) with each capture setting the
+    breaks call for, and with all of them when more than one; a run that fails is reported through
+    `failed` and left out."""
+    wanted = capture_settings_to_try(report, options)
+    trials = []
+    for names in [[name] for name in wanted] + ([wanted] if len(wanted) > 1 else []):
+        label = "=True, ".join(names) + "=True"
+        progress(f"trying {label}")
+        try:
+            after = run({**options, **dict.fromkeys(names, True)})
+        except EntryError as exc:
+            failed(f"with {label} the run fails: {exc}")
+            continue
+        trials.append(CaptureTrial(tuple(names), report, after))
+    return trials
