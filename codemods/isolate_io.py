@@ -319,7 +319,7 @@ class IsolateIO(Rule):
             )
             return
         self._not_deferred = ""
-        deferred = self._defer(node, call)
+        deferred = self._defer(node, call, kind)
         if deferred is not None:
             return
         if context.regions.imports.aliases.get("torch") != "torch":
@@ -346,7 +346,7 @@ class IsolateIO(Rule):
             safety=Safety.SAFE if chosen else Safety.UNSAFE,
         )
 
-    def _defer(self, node: cst.SimpleStatementLine, call: cst.Call) -> bool | None:
+    def _defer(self, node: cst.SimpleStatementLine, call: cst.Call, kind: str) -> bool | None:
         """Route the call through a module-level wrapper Dynamo runs after the graph: the graph
         computes the arguments' values, the wrapper turns them into text and does the I/O.
         None when the call is not deferrable (the guard is offered instead)."""
@@ -369,7 +369,7 @@ class IsolateIO(Rule):
         elif (
             isinstance(call.func, cst.Attribute)
             and call.func.attr.value in LOGGING_METHODS - {"exception"}
-            and self._io_kind(node) == "logging"
+            and kind == "logging"
         ):
             receiver = dotted_name(call.func.value)
             if receiver is None or "." in receiver or receiver.startswith("self"):
@@ -406,7 +406,7 @@ class IsolateIO(Rule):
         extra = []
         if not existing:
             definition = cst.parse_module(
-                deferral.wrapper_code(wrapper, context.module)
+                deferral.wrapper_code(wrapper)
                 + f"\n\ntorch._dynamo.config.reorderable_logging_functions.add({wrapper})\n"
             ).body
             spaced = [definition[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine())), *definition[1:]]
@@ -435,7 +435,7 @@ class IsolateIO(Rule):
         """The wrapper's name, and whether the module already defines it (the same call shape)."""
         context = self.context
         base = deferral.wrapper_name()
-        shape = deferral.wrapper_code("_", context.module)
+        shape = deferral.wrapper_code("_")
         name, number = base, 2
         while True:
             planned = self._planned_wrappers.get(name)

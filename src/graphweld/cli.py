@@ -518,7 +518,6 @@ def _short(path: str) -> str:
 def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device: str, compile_options: str | None,
                     timeout: float, show_diff: bool, check: bool, output_format: str) -> int:
     import json
-
     import os
 
     from graphweld.entry import EntryError, parse_compile_options, run_entry

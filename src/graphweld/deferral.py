@@ -11,6 +11,7 @@ values positionally.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import keyword
 import re
@@ -72,11 +73,9 @@ class Deferral:
         base = WRAPPER_PREFIX + _slug(self.callee)
         return base if self.generic or not self.words else f"{base}_{self.words}"
 
-    def wrapper_code(self, name: str, module: cst.Module) -> str:
-        if self.generic:
-            signature, call = "*args", self.body_code()
-        else:
-            signature, call = ", ".join(self.params), self.body_code()
+    def wrapper_code(self, name: str) -> str:
+        signature = "*args" if self.generic else ", ".join(self.params)
+        call = self.body_code()
         why = "\n    The graph computes the values passed in; this turns them into output." if self.holes and not self.generic else ""
         return (
             f"def {name}({signature}):\n"
@@ -177,7 +176,7 @@ def _with_stacklevel(args: list[cst.Arg], position: int | None) -> list[cst.Arg]
             if isinstance(value, cst.Integer):
                 raised: cst.BaseExpression = cst.Integer(str(int(value.evaluated_value) + 1))
             else:
-                raised = cst.parse_expression(f"({cst.Module([]).code_for_node(value)}) + 1")
+                raised = cst.parse_expression(f"({_code(value)}) + 1")
             return [*args[:index], arg.with_changes(value=raised), *args[index + 1 :]]
     level = cst.Arg(keyword=cst.Name("stacklevel"), value=cst.Integer("2"), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
@@ -212,7 +211,6 @@ def _string_pieces(value: cst.BaseExpression) -> list[str]:
 
 def same_call(first: cst.BaseExpression, second: cst.BaseExpression) -> bool:
     """Whether two calls are the same code, whatever their layout."""
-    import ast
 
     def dump(node: cst.BaseExpression) -> str:
         return ast.dump(ast.parse(_code(node).strip(), mode="eval"))
@@ -258,9 +256,6 @@ class _Lifter:
 
     def param_names(self) -> list[str]:
         return [hole.param for hole in self.holes]
-
-    def hole_for(self, expression: cst.BaseExpression) -> Hole | None:
-        return self._by_code.get(_code(expression))
 
     def lift(self, expression: cst.BaseExpression) -> cst.BaseExpression:
         if is_literal_constant(expression) or self._is_global(expression):
@@ -376,7 +371,6 @@ class _FunctionFacts:
             ends[id(node)] = len(order)
 
         visit(function.body)
-        self.order = order
         self.parents = parents
         self.statement = statement
         position = {id(node): index for index, node in enumerate(order)}

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from graphweld.runner import DYNAMO_SETTINGS
+
 DEFAULT_TIMEOUT = 600
 
 
@@ -226,8 +228,8 @@ def run_entry(
 
 
 # Compile options that are switches, and the Dynamo settings `--compile-options` also takes.
-_SWITCHES = ("fullgraph", "dynamic", "capture_scalar_outputs", "capture_dynamic_output_shape_ops")
-COMPILE_OPTION_KEYS = ("fullgraph", "dynamic", "mode", "backend", "capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+_SWITCHES = ("fullgraph", "dynamic", *DYNAMO_SETTINGS)
+COMPILE_OPTION_KEYS = ("fullgraph", "dynamic", "mode", "backend", *DYNAMO_SETTINGS)
 
 
 def parse_compile_options(text: str | None) -> dict[str, Any]:

@@ -91,7 +91,7 @@ class CaptureTrial:
     def line(self) -> str:
         outputs = "outputs equal" if self.outputs_equal else "outputs differ from eager"
         return (
-            f"with {'=True, '.join(self.settings)}=True: graph breaks {len(self.before.breaks)} -> {len(self.after.breaks)}, "
+            f"with {_switched_on(self.settings)}: graph breaks {len(self.before.breaks)} -> {len(self.after.breaks)}, "
             f"graphs {self.before.graphs} -> {self.after.graphs}, {outputs}"
         )
 
@@ -115,7 +115,7 @@ def measure_capture_settings(
     wanted = capture_settings_to_try(report, options)
     trials = []
     for names in [[name] for name in wanted] + ([wanted] if len(wanted) > 1 else []):
-        label = "=True, ".join(names) + "=True"
+        label = _switched_on(names)
         progress(f"trying {label}")
         try:
             after = run({**options, **dict.fromkeys(names, True)})
@@ -124,3 +124,7 @@ def measure_capture_settings(
             continue
         trials.append(CaptureTrial(tuple(names), report, after))
     return trials
+
+
+def _switched_on(names: list[str] | tuple[str, ...]) -> str:
+    return ", ".join(f"{name}=True" for name in names)

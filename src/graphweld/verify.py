@@ -1,8 +1,8 @@
 """Deciding whether a rewrite verified.
 
 Required: the compiled-after outputs equal the eager-before outputs, and (for safe fixes) what the
-program shows is the same: printed output, log records and warnings, each in order. Then the compile picture must not get worse, judged in this order:
-skipped frames, whether `fullgraph=True` compiles, graph breaks, graphs. The first of these that
+program shows is the same: printed output, log records and warnings, each in order. Then the
+compile picture must not get worse, judged in this order: skipped frames, whether `fullgraph=True` compiles, graph breaks, graphs. The first of these that
 changed decides: a rewrite that removes a skipped frame is progress even if it shows breaks the
 skipped frame hid, and one that removes breaks is progress even when fewer ops are visible to
 Dynamo (a `nonstrict_trace` call or a custom op is one node in the graph). Ops are reported, never
@@ -81,13 +81,13 @@ def judge(before: RunReport, after: RunReport, *, check_shown: bool = True) -> V
         verdict.problems.append(f"outputs differ from the eager original at {first.path}: {first.detail}")
     if check_shown:
         # What the user sees must not change: printed text, log records, warnings, in order.
-        for shown, eager, compiled in (
-            ("printed output", before.eager_stdout, after.compiled_stdout),
-            ("log records", before.eager_log_records, after.compiled_log_records),
-            ("warnings", before.eager_warnings, after.compiled_warnings),
+        for problem, eager, compiled in (
+            ("printed output differs", before.eager_stdout, after.compiled_stdout),
+            ("log records differ", before.eager_log_records, after.compiled_log_records),
+            ("warnings differ", before.eager_warnings, after.compiled_warnings),
         ):
             if compiled != eager:
-                verdict.problems.append(f"{shown} differ{'s' if shown == 'printed output' else ''} from the eager original")
+                verdict.problems.append(f"{problem} from the eager original")
     if before.compiled_by != after.compiled_by:
         verdict.problems.append(f"compiled by {before.compiler} before, by {after.compiler} after")
         return verdict
