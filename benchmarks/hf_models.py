@@ -1,13 +1,14 @@
-"""Hugging Face models before and after `graphweld fix --entry`: graphs and compiled forward time.
+"""Hugging Face models before and after `graphweld fix --entry`: graph breaks, graphs and time.
 
-Usage: python benchmarks/hf_models.py [--repeats 30] [--unsafe-fixes]
-For each example entry (small T5, Whisper and LayoutLMv3, CPU) it copies the installed
-transformers to a temporary directory and runs `graphweld fix --entry` on the copy (inductor),
-with safe fixes only (and, with --unsafe-fixes, once more on a fresh copy with unsafe fixes too).
-Each version (the installed package and each rewritten copy) is then measured in its own process with the
-copy first on PYTHONPATH: the entry's model compiled with inductor, graphs counted, the median
-forward time of repeated calls, and the outputs compared with the installed package's. "cold" is
-the first call (compile and run) with inductor's caches disabled; "warm" the median of the rest.
+Usage: python benchmarks/hf_models.py [--repeats 30] [--safe] [--models T5,BART,...] [--fix-backend eager]
+The models are GraphMend's 11 (arXiv 2509.16248), small configs from `examples/huggingface/`, CPU.
+For each, the installed transformers is copied to a temporary directory and `graphweld fix
+--entry` runs on the copy (inductor, or --fix-backend) with --unsafe-fixes (and, with --safe, once more on a fresh
+copy with safe fixes only). Each version (the installed package and each rewritten copy) is then
+measured in its own process with the copy first on PYTHONPATH: graph breaks as `graphweld explain
+--compile-options backend=eager` counts them, and the entry's model compiled with inductor: graphs,
+the first call ("cold": compile and run, inductor's caches disabled), the median of the repeated
+calls after it ("warm"), and the outputs compared with the installed package's eager outputs.
 """
 
 from __future__ import annotations
@@ -26,11 +27,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
 ENTRIES = ROOT / "examples" / "huggingface"
-CASES = [("T5", "t5_entry.py"), ("Whisper", "whisper_entry.py"), ("LayoutLMv3", "layoutlmv3_entry.py")]
+CASES = [
+    ("T5", "t5_entry.py"),
+    ("BART", "bart_entry.py"),
+    ("Whisper", "whisper_entry.py"),
+    ("Phi-3 LongRoPE", "phi3_longrope_entry.py"),
+    ("Longformer", "longformer_entry.py"),
+    ("Grounding DINO", "grounding_dino_entry.py"),
+    ("BioGPT", "biogpt_entry.py"),
+    ("Blenderbot", "blenderbot_entry.py"),
+    ("Marian", "marian_entry.py"),
+    ("Pegasus", "pegasus_entry.py"),
+    ("LayoutLMv3", "layoutlmv3_entry.py"),
+]
+# GraphMend's published totals over these 11 models (its own counting): breaks before and after.
+GRAPHMEND_BEFORE, GRAPHMEND_AFTER = 47, 10
 
 
 def measure(entry_path: str, output_path: str, repeats: int) -> None:
-    """In this process: compile the entry's model, count graphs, time forward calls, save outputs."""
+    """In this process: compile the entry's model, count graphs, time forward calls, save outputs
+    (and the eager outputs, which every version is compared with)."""
     import importlib.util
 
     import torch
@@ -46,8 +62,9 @@ def measure(entry_path: str, output_path: str, repeats: int) -> None:
         graphs.append(gm)
         return compile_fx(gm, example_inputs)
 
-    compiled = torch.compile(model, backend=counting)
     with torch.no_grad():
+        eager = model(**inputs)
+        compiled = torch.compile(model, backend=counting)
         start = time.perf_counter()
         output = compiled(**inputs)
         cold = time.perf_counter() - start
@@ -56,9 +73,14 @@ def measure(entry_path: str, output_path: str, repeats: int) -> None:
             start = time.perf_counter()
             compiled(**inputs)
             times.append(time.perf_counter() - start)
-    tensors = [value for value in output.to_tuple() if isinstance(value, torch.Tensor)]
-    torch.save(tensors, output_path)
+    torch.save([_tensors(eager), _tensors(output)], output_path)
     print(json.dumps({"graphs": len(graphs), "cold_s": cold, "warm_ms": statistics.median(times) * 1e3}))
+
+
+def _tensors(output) -> list:  # type: ignore[no-untyped-def]
+    import torch
+
+    return [value for value in output.to_tuple() if isinstance(value, torch.Tensor)]
 
 
 def run_measure(entry: Path, site: str | None, output: Path, repeats: int) -> dict:
@@ -73,10 +95,21 @@ def run_measure(entry: Path, site: str | None, output: Path, repeats: int) -> di
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def count_breaks(entry: Path, site: str | None) -> int:
+    env = {**os.environ, **({"PYTHONPATH": site} if site else {})}
+    done = subprocess.run(
+        [sys.executable, "-m", "graphweld", "explain", "--format", "json", "--compile-options", "backend=eager", str(entry)],
+        env=env, check=True, capture_output=True, text=True,
+    )
+    return json.loads(done.stdout)["graph_breaks"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=30)
-    parser.add_argument("--unsafe-fixes", action="store_true", help="also measure a copy rewritten with unsafe fixes")
+    parser.add_argument("--safe", action="store_true", help="also measure a copy rewritten with safe fixes only")
+    parser.add_argument("--models", help="comma-separated model names (default: all 11)")
+    parser.add_argument("--fix-backend", default="inductor", help="the backend fix --entry verifies with (default inductor)")
     parser.add_argument("--measure", nargs=2, metavar=("ENTRY", "OUTPUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
@@ -85,27 +118,56 @@ def main() -> None:
     import torch
     import transformers
 
+    wanted = set(args.models.split(",")) if args.models else None
+    cases = [(label, name) for label, name in CASES if wanted is None or label in wanted]
     print(f"{platform.platform()}, {os.cpu_count()} cores, torch {torch.__version__}, transformers {transformers.__version__}")
-    print("| model | fixes | graphs | cold compile+run (s) | warm forward (ms) | outputs equal to installed |")
-    print("| --- | --- | ---: | ---: | ---: | --- |")
-    for label, entry_name in CASES:
+    print("| model | fixes | graph breaks | graphs | cold compile+run (s) | warm forward (ms) | outputs equal to eager | fix --entry (s) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |")
+    totals: dict[str, int] = {}
+    for label, entry_name in cases:
         entry = ENTRIES / entry_name
         with tempfile.TemporaryDirectory() as scratch:
             reference = Path(scratch) / "installed.pt"
             before = run_measure(entry, None, reference, args.repeats)
-            print(f"| {label} | none (installed) | {before['graphs']} | {before['cold_s']:.1f} | {before['warm_ms']:.2f} | - |")
-            modes = [("safe", [])] + ([("--unsafe-fixes", ["--unsafe-fixes"])] if args.unsafe_fixes else [])
+            breaks = count_breaks(entry, None)
+            totals["none"] = totals.get("none", 0) + breaks
+            eager, compiled = torch.load(reference)
+            equal = _equal(eager, compiled)
+            print(f"| {label} | none (installed) | {breaks} | {before['graphs']} | {before['cold_s']:.1f} | {before['warm_ms']:.2f} | {equal} | - |")
+            modes = [("--unsafe-fixes", ["--unsafe-fixes"])] + ([("safe", [])] if args.safe else [])
             for fixes, options in modes:
                 site = Path(scratch) / fixes.strip("-")
                 shutil.copytree(Path(transformers.__file__).parent, site / "transformers", ignore=shutil.ignore_patterns("__pycache__"))
+                start = time.perf_counter()
                 subprocess.run(
-                    [sys.executable, "-m", "graphweld", "fix", "--entry", str(entry), *options, str(site / "transformers")],
+                    [
+                        sys.executable, "-m", "graphweld", "fix", "--entry", str(entry), *options,
+                        "--compile-options", f"backend={args.fix_backend}", str(site / "transformers"),
+                    ],
                     env={**os.environ, "PYTHONPATH": str(site)}, check=True, capture_output=True,
                 )
+                fixing = time.perf_counter() - start
                 output = site / "outputs.pt"
                 after = run_measure(entry, str(site), output, args.repeats)
-                equal = all(torch.equal(a, b) for a, b in zip(torch.load(reference), torch.load(output)))
-                print(f"| {label} | {fixes} | {after['graphs']} | {after['cold_s']:.1f} | {after['warm_ms']:.2f} | {equal} |")
+                breaks = count_breaks(entry, str(site))
+                totals[fixes] = totals.get(fixes, 0) + breaks
+                equal = _equal(eager, torch.load(output)[1])
+                print(
+                    f"| {label} | {fixes} | {breaks} | {after['graphs']} | {after['cold_s']:.1f} | {after['warm_ms']:.2f} "
+                    f"| {equal} | {fixing:.0f} |"
+                )
+    print()
+    print("graph breaks over these models: " + ", ".join(f"{fixes}: {count}" for fixes, count in totals.items()))
+    if len(cases) == len(CASES):
+        print(f"GraphMend's published totals on its table: {GRAPHMEND_BEFORE} before, {GRAPHMEND_AFTER} after")
+
+
+def _equal(expected: list, actual: list) -> bool:
+    import torch
+
+    return len(expected) == len(actual) and all(
+        torch.allclose(a, b, rtol=1e-4, atol=1e-5) for a, b in zip(expected, actual)
+    )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 `RULES` is the registry, in the order rules are listed and applied.
 """
 
+from graphweld.codemods.branch_to_where import BranchToWhere
 from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
+from graphweld.codemods.guard_to_check import GuardToCheck
 from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
 from graphweld.codemods.isolate_io import IsolateIO
@@ -12,8 +14,20 @@ from graphweld.codemods.unroll_loop import UnrollLoop
 
 # Registry order is also precedence: when two rules' changes overlap in one round, the earlier
 # rule's change wins (deferring a print removes the break, so the loop need not be unrolled; a
-# helper traced non-strictly or a round trip in a custom op no longer breaks at all).
-RULES = (IsolateIO, DlpackCustomOp, NonstrictHelper, UnrollLoop, HoistWith, HoistTry)
+# helper traced non-strictly or a round trip in a custom op no longer breaks at all). A decision
+# on a tensor taken into the graph keeps the helper traced, rather than traced non-strictly.
+RULES = (IsolateIO, DlpackCustomOp, BranchToWhere, GuardToCheck, NonstrictHelper, UnrollLoop, HoistWith, HoistTry)
 RULES_BY_ID = {rule.id: rule for rule in RULES}
 
-__all__ = ["RULES", "RULES_BY_ID", "DlpackCustomOp", "HoistTry", "HoistWith", "IsolateIO", "NonstrictHelper", "UnrollLoop"]
+__all__ = [
+    "RULES",
+    "RULES_BY_ID",
+    "BranchToWhere",
+    "DlpackCustomOp",
+    "GuardToCheck",
+    "HoistTry",
+    "HoistWith",
+    "IsolateIO",
+    "NonstrictHelper",
+    "UnrollLoop",
+]

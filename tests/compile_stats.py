@@ -17,6 +17,8 @@ class CompileStats:
     graphs: int
     ops: int
     skipped_frames: int
+    # Frames Dynamo translated: more than one when it resumed after a break.
+    frames: int = 1
 
 
 def compile_stats(fn: Callable[..., Any], *args: Any, backend: str | None = None) -> CompileStats:
@@ -36,7 +38,7 @@ def compile_stats(fn: Callable[..., Any], *args: Any, backend: str | None = None
     result = torch.compile(fn, backend=counting_backend)(*args)
     ops = sum(1 for gm in graphs for node in gm.graph.nodes if node.op in ("call_function", "call_method", "call_module"))
     frames = counters["frames"]
-    return CompileStats(result, len(graphs), ops, frames["total"] - frames["ok"])
+    return CompileStats(result, len(graphs), ops, frames["total"] - frames["ok"], frames["total"])
 
 
 def load_module(source: str, name: str = "golden_case") -> types.ModuleType:

@@ -192,7 +192,7 @@ def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, device
     from collections import defaultdict
 
     from graphweld.discover import discover
-    from graphweld.entry import EntryError, parse_compile_options, run_entry
+    from graphweld.entry import DATA_DEPENDENT_BRANCHING, EntryError, parse_compile_options, run_entry
     from graphweld.review import FileSites
     from graphweld.verify import failed, judge, verdict_line
 
@@ -202,13 +202,19 @@ def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, device
     under = {os.path.realpath(path) for path in files}
     lines: dict[str, set[int]] = defaultdict(set)
     called: dict[str, set[int]] = defaultdict(set)
+    data_dependent: dict[str, set[int]] = defaultdict(set)
     for site in before.sites:
         placed = site.in_code(lambda file: file in under)
         if placed is not None:
             lines[placed.file].add(placed.line)
             if placed.called_by_user_code:
                 called[placed.file].add(placed.line)
-    sites = {file: FileSites(frozenset(lines[file]), frozenset(called[file])) for file in lines}
+            if placed.gb == DATA_DEPENDENT_BRANCHING:
+                data_dependent[placed.file].add(placed.line)
+    sites = {
+        file: FileSites(frozenset(lines[file]), frozenset(called[file]), frozenset(data_dependent[file]))
+        for file in lines
+    }
 
     def verify(path: str, text: str) -> str:
         # Files reviewed earlier are already written; only this one is served from memory.

@@ -351,6 +351,7 @@ def propose(
     site_functions: frozenset[str] = frozenset(),
     called_lines: frozenset[int] = frozenset(),
     called_functions: frozenset[str] = frozenset(),
+    data_dependent_lines: frozenset[int] = frozenset(),
     module: cst.Module | None = None,
 ) -> Proposals:
     """Every change and report the rules have for `text`, each change independent of the others.
@@ -359,6 +360,7 @@ def propose(
     holding them are compiled regions even when nothing in the file compiles them.
     `called_lines` / `called_functions`: the sites among them inside a function the user's code
     called (a helper, rather than the function torch.compile was given).
+    `data_dependent_lines`: the sites among them where Dynamo stopped on data-dependent branching.
     `module`: the text's tree when the caller has it already.
     Raises SourceError when the text does not parse.
     """
@@ -379,7 +381,7 @@ def propose(
     empty = Proposals(site_functions=frozenset(regions.root_names), called_functions=frozenset(regions.called_names))
     if not rules or not regions.any_compiled:
         return empty
-    context = RuleContext(module, settings, regions, path)
+    context = RuleContext(module, settings, regions, path, text=text, data_dependent_lines=data_dependent_lines)
     statement_lines = simple_statement_lines(module, text)
     if statement_lines is not None:
         context.breakers.note_lines(text, statement_lines)
@@ -472,10 +474,12 @@ def fix_text(
     settings: Settings,
     site_lines: frozenset[int] = frozenset(),
     called_lines: frozenset[int] = frozenset(),
+    data_dependent_lines: frozenset[int] = frozenset(),
 ) -> FixOutcome:
     """Apply every allowed change, repeating until no rule proposes one.
 
-    `site_lines`, `called_lines`: graph-break lines seen by a run (see `propose`); they are
+    `site_lines`, `called_lines`, `data_dependent_lines`: graph-break lines seen by a run (see
+    `propose`); they are
     resolved to functions in the first round, which later rounds keep although the lines move.
     Raises SourceError when the text does not parse. The result always parses: each round's tree
     is the parse of its text (after the first round, the top-level statements that edits touched
@@ -500,6 +504,7 @@ def fix_text(
                 site_functions=site_functions,
                 called_lines=called_lines if round_number == 0 else frozenset(),
                 called_functions=called_functions,
+                data_dependent_lines=data_dependent_lines if round_number == 0 else frozenset(),
                 module=module,
             )
             site_functions, called_functions = proposals.site_functions, proposals.called_functions
@@ -512,6 +517,11 @@ def fix_text(
         if not chosen:
             unsafe = [c for c in proposals.changes if c.safety is Safety.UNSAFE and not settings.unsafe_fixes]
             return FixOutcome(current, applied, unsafe, proposals.reports)
+        if called_functions:
+            # A run's word that a break was seen inside a function no longer holds once the
+            # function is rewritten (a helper whose branch became torch.where needs no escape).
+            changed = frozenset(change.location.line for change in chosen)
+            called_functions -= CompiledRegions(module, assume_compiled=True).innermost_functions(module, changed)
         edits = [edit for change in chosen for edit in change.edits]
         # The next round's tree: only the top-level statements the edits touched are parsed again.
         module = spliced_module(module, current, edits)

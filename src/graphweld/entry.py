@@ -24,6 +24,8 @@ from typing import Any, Callable
 from graphweld.runner import DYNAMO_SETTINGS
 
 DEFAULT_TIMEOUT = 600
+# Dynamo's id for a branch on a tensor's value ("Data-dependent branching").
+DATA_DEPENDENT_BRANCHING = "GB0170"
 
 
 class EntryError(Exception):

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 from graphweld.discover import discover
 from graphweld.engine import Change, fix_text
-from graphweld.entry import EntryError, RunReport, run_entry
+from graphweld.entry import DATA_DEPENDENT_BRANCHING, EntryError, RunReport, run_entry
 from graphweld.rule import Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, read_source
@@ -91,6 +91,7 @@ def _candidates(
     """Rewrites of the files (as kept so far) that hold the sites `report` saw."""
     lines: dict[str, set[int]] = defaultdict(set)
     called: dict[str, set[int]] = defaultdict(set)
+    data_dependent: dict[str, set[int]] = defaultdict(set)
     outside = 0
     for site in report.sites:
         # A break inside library code (inspect, torch) is fixed where the given files call it.
@@ -99,6 +100,8 @@ def _candidates(
             lines[placed.file].add(placed.line)
             if placed.called_by_user_code:
                 called[placed.file].add(placed.line)
+            if placed.gb == DATA_DEPENDENT_BRANCHING:
+                data_dependent[placed.file].add(placed.line)
         else:
             outside += 1
     candidates: dict[str, Candidate] = {}
@@ -109,7 +112,12 @@ def _candidates(
             source = previous.source if previous is not None else read_source(path)
             text = previous.fixed if previous is not None else source.text
             outcome = fix_text(
-                text, path, settings, site_lines=frozenset(site_lines), called_lines=frozenset(called[real])
+                text,
+                path,
+                settings,
+                site_lines=frozenset(site_lines),
+                called_lines=frozenset(called[real]),
+                data_dependent_lines=frozenset(data_dependent[real]),
             )
         except SourceError as exc:
             errors[path] = str(exc)

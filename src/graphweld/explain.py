@@ -8,7 +8,7 @@ from typing import Callable
 
 from graphweld.compare import outputs_equal
 from graphweld.engine import propose
-from graphweld.entry import BreakSite, EntryError, RunReport, is_library_file
+from graphweld.entry import DATA_DEPENDENT_BRANCHING, BreakSite, EntryError, RunReport, is_library_file
 from graphweld.settings import Settings
 from graphweld.source import SourceError, read_source
 
@@ -45,6 +45,7 @@ def explain_sites(report: RunReport, settings: Settings) -> list[ExplainedSite]:
                 settings.replace(unsafe_fixes=True),
                 site_lines=frozenset(s.line for s in sites),
                 called_lines=frozenset(s.line for s in sites if s.called_by_user_code),
+                data_dependent_lines=frozenset(s.line for s in sites if s.gb == DATA_DEPENDENT_BRANCHING),
             )
         except SourceError:
             proposals = None

@@ -80,6 +80,13 @@ class ImportTable:
                 local = alias.asname.name.value
             self.aliases[local] = f"{module}.{name}"
 
+    def local_name(self, module: str) -> str | None:
+        """The name an import binds `module` itself to (`torch` for `import torch`), if any."""
+        for local, qualified in self.aliases.items():
+            if qualified == module:
+                return local
+        return None
+
     def qualify(self, node: cst.BaseExpression) -> str | None:
         """The qualified name of a Name/Attribute chain; unresolved heads stay as written."""
         name = dotted_name(node)

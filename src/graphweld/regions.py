@@ -281,10 +281,10 @@ class CompiledRegions:
         disabled = {id(info.node) for info in indexer.functions if NOT_TRACED_DECORATORS & decorators[id(info.node)]}
         self.root_names = set(root_names)
         if root_lines:
-            self.root_names |= self._innermost_functions(module, root_lines)
+            self.root_names |= self.innermost_functions(module, root_lines)
         self.called_names = set(called_names)
         if called_lines:
-            self.called_names |= self._innermost_functions(module, called_lines)
+            self.called_names |= self.innermost_functions(module, called_lines)
         extra_roots = [info for info in indexer.functions if info.qualname in self.root_names]
         if assume_compiled:
             self._compiled = {id(info.node) for info in indexer.functions} - disabled
@@ -299,7 +299,8 @@ class CompiledRegions:
                     self._enclosing.add(id(outer.node))
                     outer = outer.outer
 
-    def _innermost_functions(self, module: cst.Module, lines: frozenset[int]) -> set[str]:
+    def innermost_functions(self, module: cst.Module, lines: frozenset[int]) -> set[str]:
+        """The qualified names of the innermost functions holding `lines` of `module`."""
         from graphweld.positions import node_spans
 
         spans = node_spans(module, [info.node for info in self._indexer.functions])

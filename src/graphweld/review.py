@@ -51,6 +51,7 @@ class FileSites:
 
     lines: frozenset[int] = frozenset()
     called_lines: frozenset[int] = frozenset()
+    data_dependent_lines: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -114,6 +115,7 @@ class Review:
                     site_lines=sites.lines if first_round else frozenset(),
                     site_functions=site_functions,
                     called_lines=sites.called_lines if first_round else frozenset(),
+                    data_dependent_lines=sites.data_dependent_lines if first_round else frozenset(),
                     called_functions=called_functions,
                 )
             except SourceError as exc:

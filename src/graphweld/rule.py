@@ -18,6 +18,7 @@ import libcst as cst
 
 from graphweld import cst_fast
 from graphweld.breakers import BreakerCatalog
+from graphweld.positions import node_spans
 from graphweld.regions import CompiledRegions
 from graphweld.settings import Settings
 
@@ -48,10 +49,23 @@ class Finding:
 class RuleContext:
     """What rules may ask about the module: regions, breakers, settings, where the visit is."""
 
-    def __init__(self, module: cst.Module, settings: Settings, regions: CompiledRegions, path: str = "") -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        settings: Settings,
+        regions: CompiledRegions,
+        path: str = "",
+        *,
+        text: str | None = None,
+        data_dependent_lines: frozenset[int] = frozenset(),
+    ) -> None:
         self.module = module
         # The file's path as the user gave it (only for names derived from it, never opened).
         self.path = path
+        self.text = text
+        # Lines where a run saw Dynamo stop on data-dependent branching (GB0170): Dynamo's own
+        # evidence that the condition there is a tensor.
+        self.data_dependent_lines = data_dependent_lines
         self.settings = settings
         self.regions = regions
         self.breakers = BreakerCatalog(settings, regions.imports)
@@ -65,6 +79,13 @@ class RuleContext:
     def in_compiled_region(self) -> bool:
         function = self.current_function
         return function is not None and self.regions.is_compiled(function)
+
+    def branches_on_tensor_per_run(self, statement: cst.CSTNode) -> bool:
+        """Whether a run saw Dynamo stop on data-dependent branching at the statement's first line."""
+        if not self.data_dependent_lines:
+            return False
+        span = node_spans(self.module, [statement], self.text).get(id(statement))
+        return span is not None and span.start_line in self.data_dependent_lines
 
     def code(self, node: cst.CSTNode) -> str:
         """Source text of a node on one line, shortened for messages (without its comment)."""

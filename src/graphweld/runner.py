@@ -168,19 +168,31 @@ def _to_device(value: Any, device: Any) -> Any:
     return value
 
 
-def _to_cpu(value: Any) -> Any:
-    """Outputs as plain pytrees of CPU tensors (dict subclasses such as ModelOutput become dicts)."""
+def _to_cpu(value: Any, depth: int = 0) -> Any:
+    """Outputs as plain pytrees of CPU tensors (dict subclasses such as ModelOutput become dicts;
+    other objects, such as a model's key/value cache, become dicts of their attributes, named by
+    their type, so that two runs' objects compare by what they hold, not by address)."""
     import torch
 
     if isinstance(value, torch.Tensor):
         return value.detach().cpu()
     if isinstance(value, (tuple, list)):
-        return type(value)(_to_cpu(v) for v in value) if type(value) in (tuple, list) else [_to_cpu(v) for v in value]
+        items = [_to_cpu(v, depth) for v in value]
+        return type(value)(items) if type(value) in (tuple, list) else items
     if isinstance(value, dict):
-        return {k: _to_cpu(v) for k, v in value.items()}
+        return {k: _to_cpu(v, depth) for k, v in value.items()}
     if value is None or isinstance(value, (int, float, bool, str, complex)):
         return value
-    return repr(value)
+    kind = f"<{type(value).__module__}.{type(value).__qualname__}>"
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, dict) and depth < _OBJECT_DEPTH:
+        return {"type": kind, **{k: _to_cpu(v, depth + 1) for k, v in attributes.items() if not callable(v)}}
+    text = repr(value)
+    return kind if " at 0x" in text else text
+
+
+# How deep objects inside objects are taken apart (a cache holds lists of tensors, one level).
+_OBJECT_DEPTH = 3
 
 
 def _call(model: Any, inputs: Any) -> Any:

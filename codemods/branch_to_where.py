@@ -1,0 +1,371 @@
+"""branch-to-where: a branch on a tensor's value that only selects values becomes `torch.where`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from graphweld.blocks import block_statements
+from graphweld.rule import Rule, Safety
+from graphweld.tensors import FunctionValues
+
+# Generated lines longer than this put the call's arguments one per line.
+_LINE_LENGTH = 99
+
+
+class Refused(Exception):
+    """The branch is not one this rule rewrites; the message says why."""
+
+
+class BranchToWhere(Rule):
+    """Turn a branch on a tensor's value that only selects values into `torch.where`.
+
+    ## What it fixes
+    An `if`/`else` in a compiled region whose condition is a tensor (`if seq_len > limit:` after
+    `seq_len = torch.max(position_ids) + 1`, or any `if` where a run of the entry saw Dynamo stop
+    on data-dependent branching, GB0170) and whose branches only choose values: each branch binds
+    the same names, or makes the same call with different arguments (`self.register_buffer("inv_freq",
+    ..., persistent=False)`). An `if` without `else` that rebinds names already bound is taken as
+    selecting between the new and the old value. Before the selection, a branch may fill a cache
+    on an object (`if not hasattr(self, "long_inv_freq"): self.long_inv_freq = ...`) or move a
+    cached tensor (`self.cache = self.cache.to(device)`); those statements are hoisted above the
+    selection, since they do not depend on the condition.
+
+    ## Why the graph breaks
+    Dynamo cannot trace a Python decision on a tensor's value: the value is not known while the
+    graph is built. It breaks the graph (or skips the frame) at the `if`: "Data-dependent
+    branching" (GB0170), whose hint is to use `torch.where` or `torch.cond`. `torch.where`
+    computes both sides and selects element by element, inside the graph.
+
+    ## Example
+    ```python
+    seq_len = torch.max(position_ids) + 1
+    if seq_len > original_max_position_embeddings:
+        if not hasattr(self, "long_inv_freq"):
+            self.long_inv_freq, _ = self.rope_init_fn(self.config, device, seq_len=original_max_position_embeddings + 1)
+        self.register_buffer("inv_freq", self.long_inv_freq, persistent=False)
+    else:
+        self.original_inv_freq = self.original_inv_freq.to(device)
+        self.register_buffer("inv_freq", self.original_inv_freq, persistent=False)
+    ```
+    becomes
+    ```python
+    seq_len = torch.max(position_ids) + 1
+    if not hasattr(self, "long_inv_freq"):
+        self.long_inv_freq, _ = self.rope_init_fn(self.config, device, seq_len=original_max_position_embeddings + 1)
+    self.original_inv_freq = self.original_inv_freq.to(device)
+    self.register_buffer(
+        "inv_freq",
+        torch.where(seq_len > original_max_position_embeddings, self.long_inv_freq, self.original_inv_freq),
+        persistent=False,
+    )
+    ```
+
+    ## Safety
+    Always unsafe, so only applied with `--unsafe-fixes`; verify with `fix --entry`, with inputs
+    that take each side. `torch.where` equals the branch only when both values have the same shape
+    and dtype (it broadcasts and promotes) and the condition has one element (`if` raises on more),
+    and graphweld cannot see shapes or dtypes in the source. Both sides are now computed on every
+    input: the rule refuses values that call anything but known tensor operations, index by a
+    value that may be a boolean mask (a data-dependent shape) or slice by a value; hoisted cache
+    statements run on inputs that did not need them, which matters if what they call is
+    expensive or has effects. A branch holding anything else (I/O, `raise`, `return`, loops,
+    different statements) is left alone; so is a branch on a value not known to be a tensor.
+    """
+
+    id = "branch-to-where"
+    reference = "https://docs.pytorch.org/docs/stable/generated/torch.where.html"
+    summary = "Turn a branch on a tensor's value that only selects values into `torch.where`"
+    trigger_words = ("if",)
+    node_types = (cst.If,)
+
+    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(context)
+        self._values: dict[int, FunctionValues] = {}
+        self._elif_nodes: set[int] = set()
+
+    def visit_If(self, node: cst.If) -> None:
+        if isinstance(node.orelse, cst.If):
+            self._elif_nodes.add(id(node.orelse))
+        context = self.context
+        function = context.current_function
+        if function is None or id(node) in self._elif_nodes or not context.in_compiled_region:
+            return
+        values = self._values.get(id(function))
+        if values is None:
+            values = self._values[id(function)] = FunctionValues(function, context.regions.imports)
+        if not (values.is_tensor(node.test) or context.branches_on_tensor_per_run(node)):
+            return
+        torch_name = context.regions.imports.local_name("torch")
+        if torch_name is None:
+            return
+        try:
+            replacement, reasons = _rewrite(node, values, torch_name, context.module)
+        except Refused as refusal:
+            if context.branches_on_tensor_per_run(node):
+                self.report(
+                    node, f"branch on a tensor's value `if {context.code(node.test)}:` is not rewritten: {refusal}"
+                )
+            return
+        replacement[0] = replacement[0].with_changes(leading_lines=(*node.leading_lines, *replacement[0].leading_lines))
+        message = (
+            f"branch on a tensor's value `if {context.code(node.test)}:` breaks the graph; select with "
+            f"`{torch_name}.where` (unsafe: {'; '.join(reasons)})"
+        )
+        self.propose(node, replacement, anchor=node, message=message, safety=Safety.UNSAFE)
+
+
+def _code(node: cst.CSTNode, module: cst.Module) -> str:
+    return module.code_for_node(node).strip()
+
+
+def _rewrite(
+    node: cst.If, values: FunctionValues, torch_name: str, module: cst.Module
+) -> tuple[list[cst.BaseStatement], list[str]]:
+    reasons = [
+        "torch.where equals the branch only when both values have the same shape and dtype and the "
+        "condition has one element",
+    ]
+    condition = _code(node.test, module)
+    if not values.is_boolean(node.test):
+        # `if t:` tests t's only element against zero.
+        condition = (
+            f"({condition}).bool()"
+            if not isinstance(node.test, (cst.Name, cst.Attribute, cst.Call))
+            else f"{condition}.bool()"
+        )
+    reason = values.impurity(node.test)
+    if reason:
+        raise Refused(f"the condition would be computed anew: {reason}")
+
+    taken = block_statements(node.body)
+    taken_caches, taken_tail = _split_caches(taken)
+    if node.orelse is None:
+        other_caches, other_tail = [], None
+    elif isinstance(node.orelse, cst.Else):
+        other_caches, other_tail = _split_caches(block_statements(node.orelse.body))
+    else:
+        raise Refused("`elif` chains are not rewritten")
+    caches = [*taken_caches, *other_caches]
+    _check_caches(caches, module)
+    if caches:
+        reasons.append("the cache statements of both branches now run on every input")
+    if not taken_tail:
+        raise Refused("the branch selects no value")
+
+    merged: list[cst.BaseStatement] = []
+    if other_tail is None:
+        for statement in taken_tail:
+            target, value = _single_assignment(statement, module)
+            if (
+                not isinstance(target, cst.Name)
+                or len(values.bindings.get(target.value, [])) < 2
+                and target.value not in values.parameters
+            ):
+                raise Refused("without `else`, the branch must rebind names already bound")
+            _require_pure(value, values)
+            merged.append(_assignment(statement, torch_name, condition, _code(value, module), target.value, module))
+        return [*caches, *merged], reasons
+
+    if len(taken_tail) != len(other_tail):
+        raise Refused("the branches do different things")
+    for first, second in zip(taken_tail, other_tail):
+        if _code(first, module) == _code(second, module) and isinstance(first, cst.SimpleStatementLine):
+            merged.append(first)
+            continue
+        merged.append(_merge(first, second, values, torch_name, condition, module))
+    return [*caches, *merged], reasons
+
+
+def _split_caches(statements: list[cst.BaseStatement]) -> tuple[list[cst.BaseStatement], list[cst.BaseStatement]]:
+    """The leading statements that fill or move a cache on an object, and the rest."""
+    count = 0
+    while count < len(statements) and (_is_lazy_cache(statements[count]) or _is_cache_move(statements[count])):
+        count += 1
+    return statements[:count], statements[count:]
+
+
+def _is_lazy_cache(statement: cst.BaseStatement) -> bool:
+    """`if not hasattr(obj, "name"): obj.name = ...` (only assignments to that attribute)."""
+    if not isinstance(statement, cst.If) or statement.orelse is not None:
+        return False
+    test = statement.test
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    call = test.expression
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "hasattr"
+        and len(call.args) == 2
+    ):
+        return False
+    owner, attribute = call.args[0].value, call.args[1].value
+    if not isinstance(owner, cst.Name) or not isinstance(attribute, cst.SimpleString):
+        return False
+    name = attribute.evaluated_value
+    for inner in block_statements(statement.body):
+        if (
+            not isinstance(inner, cst.SimpleStatementLine)
+            or len(inner.body) != 1
+            or not isinstance(inner.body[0], cst.Assign)
+        ):
+            return False
+        assign = inner.body[0]
+        for target in assign.targets:
+            elements = (
+                [e.value for e in target.target.elements] if isinstance(target.target, cst.Tuple) else [target.target]
+            )
+            for element in elements:
+                is_cache = (
+                    isinstance(element, cst.Attribute)
+                    and isinstance(element.value, cst.Name)
+                    and element.value.value == owner.value
+                    and element.attr.value == name
+                )
+                if not (is_cache or (isinstance(element, cst.Name) and element.value == "_")):
+                    return False
+    return True
+
+
+def _is_cache_move(statement: cst.BaseStatement) -> bool:
+    """`obj.name = obj.name.to(...)`: moving a cached tensor, the same on every repeat."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    assign = statement.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return False
+    target, value = assign.targets[0].target, assign.value
+    return (
+        isinstance(target, cst.Attribute)
+        and isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value == "to"
+        and value.func.value.deep_equals(target)
+    )
+
+
+def _check_caches(caches: list[cst.BaseStatement], module: cst.Module) -> None:
+    """The hoisted statements must not read what another of them writes."""
+    written = [_cache_attribute(statement, module) for statement in caches]
+    if len(set(written)) != len(written):
+        raise Refused("both branches write the same cache")
+    for statement, attribute in zip(caches, written):
+        text = _code(statement, module)
+        if any(other != attribute and other in text for other in written):
+            raise Refused("one cache statement reads what another writes")
+
+
+def _cache_attribute(statement: cst.BaseStatement, module: cst.Module) -> str:
+    if isinstance(statement, cst.If):
+        call = statement.test.expression  # type: ignore[attr-defined]
+        return f"{_code(call.args[0].value, module)}.{call.args[1].value.evaluated_value}"
+    return _code(statement.body[0].targets[0].target, module)  # type: ignore[attr-defined]
+
+
+def _single_assignment(
+    statement: cst.BaseStatement, module: cst.Module
+) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and not isinstance(small.targets[0].target, (cst.Tuple, cst.List))
+        ):
+            return small.targets[0].target, small.value
+    raise Refused(f"`{_code(statement, module)[:40]}` is not an assignment of one value")
+
+
+def _require_pure(value: cst.BaseExpression, values: FunctionValues) -> None:
+    reason = values.impurity(value)
+    if reason:
+        raise Refused(f"both sides would be computed on every input, and {reason}")
+
+
+def _merge(
+    first: cst.BaseStatement,
+    second: cst.BaseStatement,
+    values: FunctionValues,
+    torch_name: str,
+    condition: str,
+    module: cst.Module,
+) -> cst.BaseStatement:
+    """One statement doing what `first` (condition true) or `second` (false) did."""
+    if not (isinstance(first, cst.SimpleStatementLine) and isinstance(second, cst.SimpleStatementLine)):
+        raise Refused("the branches do different things")
+    if len(first.body) != 1 or len(second.body) != 1:
+        raise Refused("the branches do different things")
+    one, two = first.body[0], second.body[0]
+    if isinstance(one, cst.Assign) and isinstance(two, cst.Assign):
+        target, value = _single_assignment(first, module)
+        other_target, other_value = _single_assignment(second, module)
+        if _code(target, module) != _code(other_target, module):
+            raise Refused("the branches bind different names")
+        _require_pure(value, values)
+        _require_pure(other_value, values)
+        return _assignment(
+            first, torch_name, condition, _code(value, module), _code(other_value, module), module, target=target
+        )
+    if (
+        isinstance(one, cst.Expr)
+        and isinstance(two, cst.Expr)
+        and isinstance(one.value, cst.Call)
+        and isinstance(two.value, cst.Call)
+    ):
+        call, other = one.value, two.value
+        if _code(call.func, module) != _code(other.func, module) or len(call.args) != len(other.args):
+            raise Refused("the branches make different calls")
+        arguments: list[str] = []
+        for arg, other_arg in zip(call.args, other.args):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if (
+                keyword != (other_arg.keyword.value if other_arg.keyword is not None else None)
+                or arg.star != other_arg.star
+            ):
+                raise Refused("the branches call with different arguments")
+            text, other_text = _code(arg.value, module), _code(other_arg.value, module)
+            if text != other_text:
+                if arg.star:
+                    raise Refused("the branches differ in a `*` argument")
+                _require_pure(arg.value, values)
+                _require_pure(other_arg.value, values)
+                text = f"{torch_name}.where({condition}, {text}, {other_text})"
+            prefix = f"{keyword}=" if keyword is not None else arg.star
+            arguments.append(f"{prefix}{text}")
+        if all(a.value.deep_equals(b.value) for a, b in zip(call.args, other.args)):
+            raise Refused("the branches make the same call")
+        return _statement(first, _call_code(_code(call.func, module), arguments))
+    raise Refused("the branches do different things")
+
+
+def _assignment(
+    statement: cst.BaseStatement,
+    torch_name: str,
+    condition: str,
+    taken: str,
+    other: str,
+    module: cst.Module,
+    target: cst.BaseExpression | None = None,
+) -> cst.BaseStatement:
+    target_code = _code(target, module) if target is not None else other
+    where = _call_code(f"{torch_name}.where", [condition, taken, other], indent=len(target_code) + 3)
+    return _statement(statement, f"{target_code} = {where}")
+
+
+def _call_code(func: str, arguments: list[str], indent: int = 0) -> str:
+    """`func(a, b)`, or one argument per line when that is too long."""
+    one_line = f"{func}({', '.join(arguments)})"
+    if indent + len(one_line) <= _LINE_LENGTH - 8:
+        return one_line
+    inner = "".join(f"    {argument},\n" for argument in arguments)
+    return f"{func}(\n{inner})"
+
+
+def _statement(original: cst.BaseStatement, code: str) -> cst.BaseStatement:
+    """A statement parsed from `code`, keeping the comments around `original`."""
+    parsed = cst.parse_statement(code + "\n")
+    if isinstance(original, cst.SimpleStatementLine) and isinstance(parsed, cst.SimpleStatementLine):
+        return parsed.with_changes(
+            leading_lines=original.leading_lines, trailing_whitespace=original.trailing_whitespace
+        )
+    return parsed

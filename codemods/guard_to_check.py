@@ -1,0 +1,136 @@
+"""guard-to-check: `if <tensor condition>: raise Error(msg)` becomes a check inside the graph."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from graphweld.blocks import block_statements
+from graphweld.rule import Rule, Safety
+from graphweld.tensors import FunctionValues
+
+
+class GuardToCheck(Rule):
+    """Turn a validation guard on a tensor's value into `torch._assert_async`.
+
+    ## What it fixes
+    `if <condition>: raise SomeError("message")` in a compiled region, with no `else`, where the
+    condition is a tensor: known from the code (`if (shapes[:, 0] * shapes[:, 1]).sum() != n:`
+    after `shapes = torch.as_tensor(...)`), or because a run of the entry saw Dynamo stop on
+    data-dependent branching (GB0170) at that `if`. The message must be a string literal (or
+    absent).
+
+    ## Why the graph breaks
+    Deciding whether to raise needs the tensor's value, which Dynamo does not know while it builds
+    the graph: "Data-dependent branching" (GB0170) breaks the graph or skips the whole frame.
+    `torch._assert_async(condition, message)` is an operator: it stays in the graph and raises
+    when the condition does not hold, without a decision in Python.
+
+    ## Example
+    ```python
+    if (spatial_shapes[:, 0] * spatial_shapes[:, 1]).sum() != sequence_length:
+        raise ValueError("Make sure to align the spatial shapes with the sequence length")
+    ```
+    becomes
+    ```python
+    torch._assert_async(
+        (spatial_shapes[:, 0] * spatial_shapes[:, 1]).sum() == sequence_length,
+        "Make sure to align the spatial shapes with the sequence length",
+    )
+    ```
+    `==` and `!=` are swapped; any other condition is negated with `torch.logical_not`, which
+    keeps NaN comparisons exact (`not (x > 0)` is not `x <= 0` for NaN).
+
+    ## Safety
+    Always unsafe, so only applied with `--unsafe-fixes`. The error raised changes type: a failed
+    check raises `RuntimeError` with the same message, so code that catches the original exception
+    type no longer catches it. On CUDA the check is asynchronous: a failure surfaces later as a
+    device-side assertion, which leaves the CUDA context unusable. The condition must have one
+    element, as the `if` required. Conditions that call anything but known tensor operations,
+    guards with other statements besides the `raise`, `else` branches and messages that are not
+    string literals are left alone.
+    """
+
+    id = "guard-to-check"
+    reference = "https://docs.pytorch.org/docs/stable/generated/torch._assert_async.html"
+    summary = "Turn a validation guard on a tensor's value into `torch._assert_async`"
+    trigger_words = ("raise",)
+    node_types = (cst.If,)
+
+    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(context)
+        self._values: dict[int, FunctionValues] = {}
+
+    def visit_If(self, node: cst.If) -> None:
+        context = self.context
+        function = context.current_function
+        if function is None or node.orelse is not None or not context.in_compiled_region:
+            return
+        statements = block_statements(node.body)
+        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+            return
+        raised = statements[0].body[0] if len(statements[0].body) == 1 else None
+        if not isinstance(raised, cst.Raise) or raised.exc is None:
+            return
+        values = self._values.get(id(function))
+        if values is None:
+            values = self._values[id(function)] = FunctionValues(function, context.regions.imports)
+        if not (values.is_tensor(node.test) or context.branches_on_tensor_per_run(node)):
+            return
+        torch_name = context.regions.imports.local_name("torch")
+        if torch_name is None:
+            return
+        guard = f"`if {context.code(node.test)}: raise ...`"
+        exception, message = _exception_and_message(raised.exc)
+        if message is None:
+            self.report(
+                node, f"guard on a tensor's value {guard} is not rewritten: its message is not a string literal"
+            )
+            return
+        reason = values.impurity(node.test)
+        if reason:
+            self.report(node, f"guard on a tensor's value {guard} is not rewritten: {reason}")
+            return
+        check = _holds(node.test, torch_name, context.module)
+        arguments = [check, message] if message else [check]
+        one_line = f"{torch_name}._assert_async({', '.join(arguments)})"
+        code = (
+            one_line
+            if len(one_line) <= 88
+            else f"{torch_name}._assert_async(\n" + "".join(f"    {a},\n" for a in arguments) + ")"
+        )
+        replacement = cst.parse_statement(code + "\n").with_changes(leading_lines=node.leading_lines)
+        changes = "a failed check fails asynchronously on CUDA"
+        if exception != "RuntimeError":
+            changes = f"a failed check raises RuntimeError instead of {exception}, asynchronously on CUDA"
+        message_text = (
+            f"guard on a tensor's value {guard} breaks the graph; check it in the graph with "
+            f"`{torch_name}._assert_async` (unsafe: {changes})"
+        )
+        self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
+
+
+def _exception_and_message(exc: cst.BaseExpression) -> tuple[str, str | None]:
+    """The exception's name and its message's source text ("" for none; None when not a literal)."""
+    if isinstance(exc, cst.Call):
+        name = cst.Module([]).code_for_node(exc.func)
+        if not exc.args:
+            return name, ""
+        if len(exc.args) == 1 and exc.args[0].keyword is None and not exc.args[0].star:
+            value = exc.args[0].value
+            if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(value.evaluated_value, str):
+                return name, cst.Module([]).code_for_node(value).strip()
+        return name, None
+    return cst.Module([]).code_for_node(exc), ""
+
+
+def _holds(test: cst.BaseExpression, torch_name: str, module: cst.Module) -> str:
+    """Source of a condition that is true exactly when `test` is false."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        operator = test.comparisons[0].operator
+        swapped = {cst.Equal: "==", cst.NotEqual: "!="}.get(type(operator))
+        if swapped is not None:
+            opposite = "!=" if swapped == "==" else "=="
+            left = module.code_for_node(test.left).strip()
+            right = module.code_for_node(test.comparisons[0].comparator).strip()
+            return f"{left} {opposite} {right}"
+    return f"{torch_name}.logical_not({module.code_for_node(test).strip()})"

@@ -1,0 +1,302 @@
+"""What a function's own code shows about its values: which expressions are tensors, and which
+can be computed on every input without side effects.
+
+The data-dependent control-flow rules (branch-to-where, guard-to-check) rewrite a Python decision
+on a tensor into an operation in the graph; they need to know that the condition is a tensor
+(a branch on a Python value is not data-dependent and must be left alone) and that what they move
+out of a branch is pure. Both answers are conservative: "unknown" is "no".
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from graphweld.names import ImportTable
+
+# torch functions that return a tensor for any arguments.
+TENSOR_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "abs add all amax amin any arange argmax argmin as_tensor bmm cat ceil clamp clip cos "
+        "count_nonzero cumsum div eq exp floor full full_like ge gt isfinite isinf isnan isneginf "
+        "isposinf le log logical_and logical_not logical_or lt matmul max maximum mean min minimum "
+        "mul ne neg ones ones_like pow prod reciprocal round rsqrt sigmoid sign sin sqrt square stack "
+        "sub sum tanh tensor where zeros zeros_like"
+    ).split()
+)
+# Tensor methods that return a tensor (not `item`, `tolist`, `size`, `dim`, `numel`, `nonzero`...).
+TENSOR_METHODS = frozenset(
+    (
+        "abs all amax amin any argmax argmin bool ceil clamp clip clone contiguous cos cumsum detach "
+        "double eq exp expand expand_as flatten float floor ge gt half int isfinite isinf isnan le "
+        "log logical_not long lt max mean min ne neg permute pow prod reshape round rsqrt sigmoid "
+        "sign sin sqrt square squeeze sum t tanh to transpose type_as unsqueeze view view_as"
+    ).split()
+)
+# Tensor attributes that are tensors.
+TENSOR_ATTRIBUTES = frozenset(("T", "mT", "H", "mH", "data", "real", "imag"))
+# Methods that return a boolean tensor on a tensor: conditions torch.where can take as they are.
+BOOLEAN_METHODS = frozenset(
+    ("all", "any", "bool", "eq", "ge", "gt", "isfinite", "isinf", "isnan", "le", "logical_not", "lt", "ne")
+)
+BOOLEAN_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "all any eq ge gt isfinite isinf isnan isneginf isposinf le logical_and logical_not "
+        "logical_or lt ne"
+    ).split()
+)
+TENSOR_ANNOTATIONS = frozenset(
+    ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor", "torch.nn.Parameter")
+)
+_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+_ARITHMETIC = (
+    cst.Add,
+    cst.Subtract,
+    cst.Multiply,
+    cst.Divide,
+    cst.FloorDivide,
+    cst.Modulo,
+    cst.Power,
+    cst.MatrixMultiply,
+    cst.BitAnd,
+    cst.BitOr,
+    cst.BitXor,
+)
+
+
+class FunctionValues:
+    """The names of one function and what they are bound to, for tensor and purity questions."""
+
+    def __init__(self, function: cst.FunctionDef, imports: ImportTable) -> None:
+        self.imports = imports
+        self.tensor_parameters: set[str] = set()
+        self.parameters: set[str] = set()
+        params = function.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            self.parameters.add(param.name.value)
+            if param.annotation is not None and imports.qualify(param.annotation.annotation) in TENSOR_ANNOTATIONS:
+                self.tensor_parameters.add(param.name.value)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.parameters.add(star.name.value)
+        # name -> every value it is bound to in the function (None: bound some other way).
+        self.bindings: dict[str, list[cst.BaseExpression | None]] = {}
+        for name, value in _bindings(function.body):
+            self.bindings.setdefault(name, []).append(value)
+
+    def single_value(self, name: str) -> cst.BaseExpression | None:
+        """What `name` is bound to, when the function binds it exactly once by plain assignment."""
+        if name in self.parameters:
+            return None
+        values = self.bindings.get(name, [])
+        return values[0] if len(values) == 1 else None
+
+    def is_local(self, name: str) -> bool:
+        return name in self.parameters or name in self.bindings
+
+    def is_tensor(self, node: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether the expression is a tensor whatever the inputs (as far as the code shows)."""
+        if isinstance(node, cst.Name):
+            if node.value in self.tensor_parameters:
+                return True
+            value = self.single_value(node.value)
+            return value is not None and node.value not in seen and self.is_tensor(value, seen | {node.value})
+        if isinstance(node, cst.Call):
+            if self.imports.qualify(node.func) in TENSOR_FUNCTIONS:
+                return _returns_tensor(node, method=False)
+            func = node.func
+            return (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in TENSOR_METHODS
+                and self.is_tensor(func.value, seen)
+                and _returns_tensor(node, method=True)
+            )
+        if isinstance(node, cst.Comparison):
+            if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, _COMPARISONS):
+                return False
+            right = node.comparisons[0].comparator
+            return self._tensor_operands(node.left, right, seen)
+        if isinstance(node, cst.BinaryOperation):
+            return isinstance(node.operator, _ARITHMETIC) and self._tensor_operands(node.left, node.right, seen)
+        if isinstance(node, cst.UnaryOperation):
+            return isinstance(node.operator, (cst.BitInvert, cst.Minus, cst.Plus)) and self.is_tensor(
+                node.expression, seen
+            )
+        if isinstance(node, cst.Subscript):
+            return self.is_tensor(node.value, seen)
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in TENSOR_ATTRIBUTES and self.is_tensor(node.value, seen)
+        return False
+
+    def _tensor_operands(self, left: cst.BaseExpression, right: cst.BaseExpression, seen: frozenset[str]) -> bool:
+        # A tensor operated with a number or another value gives a tensor; with None, a string or
+        # a container literal it gives something else (or fails).
+        if not (self.is_tensor(left, seen) or self.is_tensor(right, seen)):
+            return False
+        return not any(isinstance(side, _NOT_OPERANDS) or _is_none(side) for side in (left, right))
+
+    def is_boolean(self, node: cst.BaseExpression) -> bool:
+        """Whether the expression, known to be a tensor, is a tensor of booleans (a condition
+        torch.where takes as it is): a comparison, `isinf`/`any`/..., or `~`, `&`, `|` of those."""
+        if isinstance(node, cst.Comparison):
+            return len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, _COMPARISONS)
+        if isinstance(node, cst.Call):
+            if self.imports.qualify(node.func) in BOOLEAN_FUNCTIONS:
+                return True
+            return isinstance(node.func, cst.Attribute) and node.func.attr.value in BOOLEAN_METHODS
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            return self.is_boolean(node.expression)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            return self.is_boolean(node.left) and self.is_boolean(node.right)
+        if isinstance(node, cst.Name):
+            value = self.single_value(node.value)
+            return value is not None and self.is_boolean(value)
+        return False
+
+    def impurity(self, node: cst.BaseExpression) -> str | None:
+        """Why computing the expression on every input could differ from computing it only where the
+        program did (a call graphweld does not know, a data-dependent shape), or None when it is
+        pure: reads of names and attributes, literals, arithmetic, and known tensor operations."""
+        if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Ellipsis)):
+            return None
+        if isinstance(node, cst.Attribute):
+            return self.impurity(node.value)
+        if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation, cst.BooleanOperation)):
+            for child in _children(node):
+                reason = self.impurity(child)
+                if reason:
+                    return reason
+            return None
+        if isinstance(node, cst.Subscript):
+            for element in node.slice:
+                index = element.slice
+                if isinstance(index, cst.Slice):
+                    parts = [part for part in (index.lower, index.upper, index.step) if part is not None]
+                    if any(not isinstance(part, cst.Integer) and not _is_negative_integer(part) for part in parts):
+                        return f"`{_code(node)}` slices by a value"
+                elif not (
+                    isinstance(index.value, (cst.Integer, cst.Ellipsis))
+                    or _is_none(index.value)
+                    or _is_negative_integer(index.value)
+                ):
+                    # A tensor index may be a boolean mask: a data-dependent shape.
+                    return f"`{_code(node)}` indexes by a value that may be a mask"
+            return self.impurity(node.value)
+        if isinstance(node, cst.Call):
+            name = self.imports.qualify(node.func)
+            known = name in TENSOR_FUNCTIONS or (
+                isinstance(node.func, cst.Attribute) and node.func.attr.value in TENSOR_METHODS
+            )
+            if not known:
+                return f"`{_code(node.func)}(...)` may have side effects"
+            receiver = (
+                node.func.value if isinstance(node.func, cst.Attribute) and name not in TENSOR_FUNCTIONS else None
+            )
+            for part in ([receiver] if receiver is not None else []) + [arg.value for arg in node.args]:
+                reason = self.impurity(part)
+                if reason:
+                    return reason
+            return None
+        return f"`{_code(node)}` is not an expression graphweld knows to be pure"
+
+
+_NOT_OPERANDS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.List, cst.Tuple, cst.Dict, cst.Set)
+# `torch.max(x, dim)` and `x.max(dim)` return (values, indices); only the whole reduction is a tensor.
+_WITH_INDICES = frozenset(("max", "min"))
+
+
+def _returns_tensor(call: cst.Call, method: bool) -> bool:
+    name = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+    if name not in _WITH_INDICES:
+        return True
+    if any(arg.keyword is not None and arg.keyword.value == "dim" for arg in call.args):
+        return False
+    return len(call.args) == (0 if method else 1)
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _is_negative_integer(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    )
+
+
+def _children(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    if isinstance(node, cst.BinaryOperation):
+        yield node.left
+        yield node.right
+    elif isinstance(node, cst.BooleanOperation):
+        yield node.left
+        yield node.right
+    elif isinstance(node, cst.UnaryOperation):
+        yield node.expression
+    elif isinstance(node, cst.Comparison):
+        yield node.left
+        for target in node.comparisons:
+            yield target.comparator
+
+
+def _code(node: cst.CSTNode) -> str:
+    text = " ".join(cst.Module([]).code_for_node(node).split())
+    return text if len(text) <= 50 else text[:47] + "..."
+
+
+def _bindings(node: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression | None]]:
+    """Every name the code binds (not inside nested functions, classes or comprehensions), with
+    the value of a plain `name = value` and None for any other binding."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+            yield current.name.value, None
+            continue
+        if isinstance(current, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            continue
+        if isinstance(current, cst.Assign):
+            for target in current.targets:
+                single = len(current.targets) == 1 and isinstance(target.target, cst.Name)
+                for name in _target_names(target.target):
+                    yield name, current.value if single else None
+        elif isinstance(current, (cst.AnnAssign, cst.AugAssign)):
+            for name in _target_names(current.target):
+                yield name, None
+        elif isinstance(current, (cst.For, cst.CompFor)):
+            for name in _target_names(current.target):
+                yield name, None
+        elif isinstance(current, cst.AsName):
+            for name in _target_names(current.name):
+                yield name, None
+        elif isinstance(current, cst.NamedExpr):
+            for name in _target_names(current.target):
+                yield name, None
+        elif isinstance(current, (cst.Global, cst.Nonlocal)):
+            for item in current.names:
+                yield item.name.value, None
+        elif isinstance(current, cst.Del):
+            for name in _target_names(current.target):
+                yield name, None
+        elif isinstance(current, (cst.Import, cst.ImportFrom)) and not isinstance(current.names, cst.ImportStar):
+            for alias in current.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                head = cst.Module([]).code_for_node(bound).split(".", 1)[0]
+                yield head, None
+            continue
+        stack.extend(reversed(list(current.children)))
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_names(target.value)

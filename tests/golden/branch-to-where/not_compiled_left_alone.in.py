@@ -1,0 +1,11 @@
+# settings: unsafe_fixes=true
+import torch
+
+
+def pick(x):
+    peak = torch.max(x)
+    if peak > 1:
+        out = x / peak
+    else:
+        out = x
+    return out

@@ -1,0 +1,130 @@
+"""branch-to-where and guard-to-check, compiled: the rewrite removes the data-dependent break
+and gives the original's results on inputs that take each side of the branch (and, for a guard,
+still fails, with the same message, on inputs that break it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from compile_stats import compile_stats, load_module
+from test_entry import EAGER, invoke
+from test_golden import settings_for
+
+from graphweld.engine import fix_text
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def before_and_after(case: str) -> tuple[object, object]:
+    path = GOLDEN / f"{case}.in.py"
+    source = path.read_text()
+    rewritten = fix_text(source, str(path), settings_for(path, source)).text
+    assert rewritten != source
+    return load_module(source), load_module(rewritten)
+
+
+@pytest.mark.parametrize(
+    ("case", "function", "inputs"),
+    [
+        (
+            "branch-to-where/assignments_both_branches",
+            "scale",
+            [(torch.ones(3) * 2, torch.tensor(1.0)), (torch.ones(3) * 0.1, torch.tensor(1.0))],
+        ),
+        (
+            "branch-to-where/rebinding_without_else",
+            "damp",
+            [(torch.ones(3), torch.ones(3)), (-torch.ones(3), torch.ones(3))],
+        ),
+        ("guard-to-check/negated_with_logical_not", "normalize", [(torch.ones(3),), (torch.arange(1.0, 4.0),)]),
+    ],
+)
+def test_compiled_rewrite_is_one_graph_with_the_original_results_on_each_side(case, function, inputs):
+    before, after = before_and_after(case)
+    for args in inputs:
+        original = compile_stats(getattr(before, function), *args)
+        rewritten = compile_stats(getattr(after, function), *args)
+        assert original.frames > 1
+        assert (rewritten.graphs, rewritten.frames, rewritten.skipped_frames) == (1, 1, 0)
+        torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)
+        torch.testing.assert_close(getattr(before, function)(*args), original.result, rtol=0, atol=0)
+
+
+def test_a_failed_check_raises_runtime_error_with_the_guards_message():
+    before, after = before_and_after("guard-to-check/shapes_guard")
+    arguments = (torch.ones(2), [[2, 3], [1, 1]], 8)
+    with pytest.raises(ValueError, match="Make sure to align the spatial shapes"):
+        before.attend(*arguments)
+    for run in (after.attend, torch.compile(after.attend, backend="eager", fullgraph=True)):
+        torch._dynamo.reset()
+        with pytest.raises(RuntimeError, match="Make sure to align the spatial shapes"):
+            run(*arguments)
+    passing = compile_stats(after.attend, torch.ones(2), [[2, 3], [1, 1]], 7)
+    assert (passing.graphs, passing.skipped_frames) == (1, 0)
+
+
+ENTRY = """
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x, shapes):
+        return {module}.select(x, shapes)
+
+
+def my_model_function():
+    return Model()
+
+
+def GetInput():
+    return torch.linspace(-1, 1, 6), torch.tensor([[2, 3]])
+"""
+
+MODULE = """
+import torch
+
+
+def select(x, shapes):
+    if (shapes[:, 0] * shapes[:, 1]).sum() != x.shape[0]:
+        raise ValueError("shapes do not cover x")
+    if shapes.sum() > 4:
+        scale = x.abs()
+    else:
+        scale = x
+    return x * scale
+"""
+
+
+@pytest.mark.slow
+def test_fix_entry_rewrites_branches_dynamo_saw_on_unannotated_values(tmp_path: Path):
+    # `shapes` is a parameter with no annotation: only the run shows that it is a tensor.
+    (tmp_path / "selecting.py").write_text(MODULE)
+    entry = tmp_path / "selecting_entry.py"
+    entry.write_text("import selecting\n" + ENTRY.format(module="selecting"))
+    static = invoke("fix", "--unsafe-fixes", "--assume-compiled", "--diff", str(tmp_path / "selecting.py"))
+    assert "would fix" not in static.output
+
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--unsafe-fixes", "--format", "json", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["before"]["graph_breaks"] > 0
+    assert data["after"]["graph_breaks"] == 0 and data["after"]["graphs"] == 1
+    text = (tmp_path / "selecting.py").read_text()
+    assert text == MODULE.replace(
+        """    if (shapes[:, 0] * shapes[:, 1]).sum() != x.shape[0]:
+        raise ValueError("shapes do not cover x")
+    if shapes.sum() > 4:
+        scale = x.abs()
+    else:
+        scale = x
+""",
+        """    torch._assert_async(
+        (shapes[:, 0] * shapes[:, 1]).sum() == x.shape[0],
+        "shapes do not cover x",
+    )
+    scale = torch.where(shapes.sum() > 4, x.abs(), x)
+""",
+    )
