@@ -4,6 +4,7 @@
 """
 
 from graphweld.codemods.branch_to_where import BranchToWhere
+from graphweld.codemods.branchless_guard import BranchlessGuard
 from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
 from graphweld.codemods.guard_to_check import GuardToCheck
 from graphweld.codemods.hoist_try import HoistTry
@@ -16,13 +17,24 @@ from graphweld.codemods.unroll_loop import UnrollLoop
 # rule's change wins (deferring a print removes the break, so the loop need not be unrolled; a
 # helper traced non-strictly or a round trip in a custom op no longer breaks at all). A decision
 # on a tensor taken into the graph keeps the helper traced, rather than traced non-strictly.
-RULES = (IsolateIO, DlpackCustomOp, BranchToWhere, GuardToCheck, NonstrictHelper, UnrollLoop, HoistWith, HoistTry)
+RULES = (
+    IsolateIO,
+    DlpackCustomOp,
+    BranchlessGuard,
+    BranchToWhere,
+    GuardToCheck,
+    NonstrictHelper,
+    UnrollLoop,
+    HoistWith,
+    HoistTry,
+)
 RULES_BY_ID = {rule.id: rule for rule in RULES}
 
 __all__ = [
     "RULES",
     "RULES_BY_ID",
     "BranchToWhere",
+    "BranchlessGuard",
     "DlpackCustomOp",
     "GuardToCheck",
     "HoistTry",

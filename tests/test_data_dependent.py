@@ -1,4 +1,4 @@
-"""branch-to-where and guard-to-check, compiled: the rewrite removes the data-dependent break
+"""branch-to-where, branchless-guard and guard-to-check, compiled: the rewrite removes the data-dependent break
 and gives the original's results on inputs that take each side of the branch (and, for a guard,
 still fails, with the same message, on inputs that break it)."""
 
@@ -40,6 +40,17 @@ def before_and_after(case: str) -> tuple[object, object]:
             [(torch.ones(3), torch.ones(3)), (-torch.ones(3), torch.ones(3))],
         ),
         ("guard-to-check/negated_with_logical_not", "normalize", [(torch.ones(3),), (torch.arange(1.0, 4.0),)]),
+        (
+            "branchless-guard/hf_fp16_clamp",
+            "layer",
+            [(torch.tensor([1.0, float("inf"), -70000.0]).half(),), (torch.tensor([1.0, 60000.0]).half(),)],
+        ),
+        (
+            "branchless-guard/finite_range_clamp_unconditional",
+            "repair",
+            [(torch.tensor([1.0, float("inf"), float("nan")]),), (torch.tensor([3.0e38, -1.0]),)],
+        ),
+        ("branchless-guard/nan_to_num_behind_isnan", "clean", [(torch.tensor([1.0, float("nan")]),), (torch.ones(2),)]),
     ],
 )
 def test_compiled_rewrite_is_one_graph_with_the_original_results_on_each_side(case, function, inputs):
@@ -49,8 +60,8 @@ def test_compiled_rewrite_is_one_graph_with_the_original_results_on_each_side(ca
         rewritten = compile_stats(getattr(after, function), *args)
         assert original.frames > 1
         assert (rewritten.graphs, rewritten.frames, rewritten.skipped_frames) == (1, 1, 0)
-        torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)
-        torch.testing.assert_close(getattr(before, function)(*args), original.result, rtol=0, atol=0)
+        torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0, equal_nan=True)
+        torch.testing.assert_close(getattr(before, function)(*args), original.result, rtol=0, atol=0, equal_nan=True)
 
 
 def test_a_failed_check_raises_runtime_error_with_the_guards_message():

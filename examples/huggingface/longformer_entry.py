@@ -1,4 +1,7 @@
 """A small Longformer (no download): graphweld's entry convention for `explain` / `fix --entry`.
+Local attention only (no `global_attention_mask`) and 6 tokens, padded by the model to a multiple
+of `attention_window`: the setting of GraphMend's measurement. `longformer_global_entry.py` takes
+the global-attention path too.
 
     graphweld explain examples/huggingface/longformer_entry.py
 """
@@ -18,7 +21,4 @@ def my_model_function():
 
 def GetInput():
     generator = torch.Generator().manual_seed(0)
-    input_ids = torch.randint(3, 128, (1, 8), generator=generator)
-    global_attention_mask = torch.zeros_like(input_ids)
-    global_attention_mask[:, 0] = 1
-    return {"input_ids": input_ids, "global_attention_mask": global_attention_mask}
+    return {"input_ids": torch.randint(3, 128, (1, 6), generator=generator)}

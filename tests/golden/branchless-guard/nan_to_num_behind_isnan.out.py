@@ -1,0 +1,9 @@
+# call: clean(torch.tensor([1.0, float("nan"), float("inf")])); clean(torch.tensor([1.0, float("inf")]))
+import torch
+
+
+@torch.compile
+def clean(x):
+    x = x - 1
+    x = torch.where(torch.isnan(x).any(), torch.nan_to_num(x, nan=0.0), x)
+    return x
