@@ -10,6 +10,7 @@ from graphweld.codemods.guard_to_check import GuardToCheck
 from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
 from graphweld.codemods.isolate_io import IsolateIO
+from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
 from graphweld.codemods.unroll_loop import UnrollLoop
 
@@ -23,6 +24,7 @@ RULES = (
     BranchlessGuard,
     BranchToWhere,
     GuardToCheck,
+    IterateSourceList,
     NonstrictHelper,
     UnrollLoop,
     HoistWith,
@@ -40,6 +42,7 @@ __all__ = [
     "HoistTry",
     "HoistWith",
     "IsolateIO",
+    "IterateSourceList",
     "NonstrictHelper",
     "UnrollLoop",
 ]

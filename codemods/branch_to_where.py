@@ -76,6 +76,7 @@ class BranchToWhere(Rule):
     reference = "https://docs.pytorch.org/docs/stable/generated/torch.where.html"
     summary = "Turn a branch on a tensor's value that only selects values into `torch.where`"
     trigger_words = ("if",)
+    needs_breaker_call = False
     node_types = (cst.If,)
 
     def __init__(self, context) -> None:  # type: ignore[no-untyped-def]

@@ -66,6 +66,7 @@ class BranchlessGuard(Rule):
     reference = "https://docs.pytorch.org/docs/stable/generated/torch.where.html"
     summary = "Make a repair behind a test for inf/NaN values branchless"
     trigger_words = ("isinf", "isnan", "isposinf", "isneginf")
+    needs_breaker_call = False
     node_types = (cst.If,)
 
     def visit_If(self, node: cst.If) -> None:

@@ -54,6 +54,7 @@ class GuardToCheck(Rule):
     reference = "https://docs.pytorch.org/docs/stable/generated/torch._assert_async.html"
     summary = "Turn a validation guard on a tensor's value into `torch._assert_async`"
     trigger_words = ("raise",)
+    needs_breaker_call = False
     node_types = (cst.If,)
 
     def __init__(self, context) -> None:  # type: ignore[no-untyped-def]

@@ -139,3 +139,35 @@ def test_fix_entry_rewrites_branches_dynamo_saw_on_unannotated_values(tmp_path: 
     scale = torch.where(shapes.sum() > 4, x.abs(), x)
 """,
     )
+
+
+def test_static_fix_finds_decisions_on_values_in_files_without_breaking_calls(tmp_path: Path):
+    # None of these files calls print, logging or another breaking function: the prefilter must
+    # still let them through to the rules about decisions on tensor values.
+    cases = {
+        "branch.py": "branch-to-where/unsafe_needs_flag",
+        "guard.py": "guard-to-check/unsafe_needs_flag",
+        "clamp.py": "branchless-guard/hf_fp16_clamp",
+        "shapes.py": "iterate-source-list/unsafe_needs_flag",
+    }
+    for name, case in cases.items():
+        (tmp_path / name).write_text((GOLDEN / f"{case}.in.py").read_text())
+    result = invoke("fix", "--unsafe-fixes", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "torch.where(peak > 1, x / peak, x)" in (tmp_path / "branch.py").read_text()
+    assert 'torch._assert_async(x.sum() != 0, "empty")' in (tmp_path / "guard.py").read_text()
+    assert "torch.isinf(hidden_states).any() | torch.isnan(hidden_states).any()," in (tmp_path / "clamp.py").read_text()
+    assert "sum(sizes(shapes_list))" in (tmp_path / "shapes.py").read_text()
+
+
+@pytest.mark.parametrize(
+    "case", ["iterate-source-list/proposals_iterate_shapes", "iterate-source-list/through_submodule_parameters"]
+)
+def test_iterating_the_source_list_compiles_to_one_graph_with_the_same_result(case):
+    before, after = before_and_after(case)
+    hidden = torch.arange(40.0).reshape(1, 20, 2)
+    original = compile_stats(before.Model(), hidden)
+    rewritten = compile_stats(after.Model(), hidden)
+    assert original.frames > 1 or original.skipped_frames
+    assert (rewritten.graphs, rewritten.frames, rewritten.skipped_frames) == (1, 1, 0)
+    torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)

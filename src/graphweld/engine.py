@@ -139,6 +139,12 @@ def selected_rules(settings: Settings) -> tuple[type[Rule], ...]:
 # -- prefilter ---------------------------------------------------------------------------------
 
 
+def _word_pattern(words: set[str]) -> re.Pattern[bytes] | None:
+    if not words:
+        return None
+    return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
+
+
 @functools.lru_cache(maxsize=8)
 def _prefilter(settings: Settings) -> Callable[[bytes], bool]:
     """A bytes test: False means the file cannot hold a site for any selected rule."""
@@ -151,15 +157,19 @@ def _prefilter(settings: Settings) -> Callable[[bytes], bool]:
     words = BreakerCatalog(settings, ImportTable()).prefilter_words()
     # A breaking call writes its name before `(`, or the name is imported under another one.
     breaker = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")(?:\s*\(|\s+as\b)")
-    keywords = {word for rule in rules for word in rule.trigger_words}
-    keyword = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(keywords)) + rb")\b")
+    keywords = {word for rule in rules if rule.needs_breaker_call for word in rule.trigger_words}
+    keyword = _word_pattern(keywords)
+    # Rules about decisions on tensor values need no breaking call, only their own words.
+    value_keyword = _word_pattern({word for rule in rules if not rule.needs_breaker_call for word in rule.trigger_words})
     # A compiled region needs a compile call, or the entry convention graphweld compiles itself.
     compiled = None if settings.assume_compiled else re.compile(rb"compile|_dynamo\.optimize|my_model_function")
 
     def may_hold_site(data: bytes) -> bool:
         if compiled is not None and compiled.search(data) is None:
             return False
-        return breaker.search(data) is not None and keyword.search(data) is not None
+        if value_keyword is not None and value_keyword.search(data) is not None:
+            return True
+        return keyword is not None and breaker.search(data) is not None and keyword.search(data) is not None
 
     return may_hold_site
 

@@ -372,6 +372,10 @@ class CompiledRegions:
     def function_info(self, node: cst.FunctionDef) -> FunctionInfo | None:
         return self._by_node.get(id(node))
 
+    def all_functions(self) -> list[FunctionInfo]:
+        """Every function of the module, methods and nested functions included."""
+        return list(self._indexer.functions)
+
     def module_functions(self) -> list[FunctionInfo]:
         """The functions defined at module level."""
         return list(self._indexer.module_functions.values())
@@ -466,6 +470,12 @@ class CompiledRegions:
             if attr == "forward" and owner is not None:
                 return self._forward_of(self._indexer.instances.get(owner))
         return []
+
+    def resolve_call(self, call: cst.Call, caller: cst.FunctionDef) -> list[FunctionInfo]:
+        """The functions of this module that `call`, made in `caller`, runs (for `self.name(...)`,
+        the method or the submodule's `forward`)."""
+        scope = self._by_node.get(id(caller))
+        return self._resolve_call(call.func, scope) if scope is not None else []
 
     def _resolve_call(self, func: cst.BaseExpression, scope: FunctionInfo) -> list[FunctionInfo]:
         """The functions of this module that a call to `func` inside `scope` runs."""

@@ -110,6 +110,9 @@ class Rule:
     reference: ClassVar[str]
     # Words a text must contain for the rule to apply (the bytes prefilter, and per rule in propose).
     trigger_words: ClassVar[tuple[str, ...]]
+    # Whether a site needs a call to a graph-breaking function (the prefilter looks for one);
+    # rules about decisions on tensor values look for their trigger words alone.
+    needs_breaker_call: ClassVar[bool] = True
     # Whether the names in `extra-breakers` count as trigger words too.
     triggered_by_configured_breakers: ClassVar[bool] = False
     # The node types whose visit_* methods the dispatcher calls.
