@@ -81,7 +81,6 @@ class BranchToWhere(Rule):
 
     def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
         super().__init__(context)
-        self._values: dict[int, FunctionValues] = {}
         self._elif_nodes: set[int] = set()
 
     def visit_If(self, node: cst.If) -> None:
@@ -91,9 +90,7 @@ class BranchToWhere(Rule):
         function = context.current_function
         if function is None or id(node) in self._elif_nodes or not context.in_compiled_region:
             return
-        values = self._values.get(id(function))
-        if values is None:
-            values = self._values[id(function)] = FunctionValues(function, context.regions.imports)
+        values = context.function_values(function)
         if not (values.is_tensor(node.test) or context.branches_on_tensor_per_run(node)):
             return
         torch_name = context.regions.imports.local_name("torch")

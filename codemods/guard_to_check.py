@@ -6,7 +6,6 @@ import libcst as cst
 
 from graphweld.blocks import block_statements
 from graphweld.rule import Rule, Safety
-from graphweld.tensors import FunctionValues
 
 
 class GuardToCheck(Rule):
@@ -57,10 +56,6 @@ class GuardToCheck(Rule):
     needs_breaker_call = False
     node_types = (cst.If,)
 
-    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(context)
-        self._values: dict[int, FunctionValues] = {}
-
     def visit_If(self, node: cst.If) -> None:
         context = self.context
         function = context.current_function
@@ -72,9 +67,7 @@ class GuardToCheck(Rule):
         raised = statements[0].body[0] if len(statements[0].body) == 1 else None
         if not isinstance(raised, cst.Raise) or raised.exc is None:
             return
-        values = self._values.get(id(function))
-        if values is None:
-            values = self._values[id(function)] = FunctionValues(function, context.regions.imports)
+        values = context.function_values(function)
         if not (values.is_tensor(node.test) or context.branches_on_tensor_per_run(node)):
             return
         torch_name = context.regions.imports.local_name("torch")

@@ -133,7 +133,7 @@ class IterateSourceList(Rule):
         if known is not None:
             return known
         imports = self.context.regions.imports
-        values = FunctionValues(function.node, imports)
+        values = self.context.function_values(function.node)
         sources: dict[str, str] = {}
         for name, bound in values.bindings.items():
             if len(bound) != 1 or not isinstance(bound[0], cst.Call):

@@ -21,6 +21,7 @@ from graphweld.breakers import BreakerCatalog
 from graphweld.positions import node_spans
 from graphweld.regions import CompiledRegions
 from graphweld.settings import Settings
+from graphweld.tensors import FunctionValues
 
 
 class Safety(str, enum.Enum):
@@ -70,6 +71,7 @@ class RuleContext:
         self.regions = regions
         self.breakers = BreakerCatalog(settings, regions.imports)
         self.function_stack: list[cst.FunctionDef] = []
+        self._function_values: dict[int, FunctionValues] = {}
 
     @property
     def current_function(self) -> cst.FunctionDef | None:
@@ -79,6 +81,13 @@ class RuleContext:
     def in_compiled_region(self) -> bool:
         function = self.current_function
         return function is not None and self.regions.is_compiled(function)
+
+    def function_values(self, function: cst.FunctionDef) -> FunctionValues:
+        """What the function's code shows about its values (computed once, shared by the rules)."""
+        values = self._function_values.get(id(function))
+        if values is None:
+            values = self._function_values[id(function)] = FunctionValues(function, self.regions.imports)
+        return values
 
     def branches_on_tensor_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw Dynamo stop on data-dependent branching at the statement's first line."""

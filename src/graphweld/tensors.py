@@ -14,6 +14,7 @@ from typing import Iterator
 import libcst as cst
 
 from graphweld.names import ImportTable
+from graphweld.scopes import target_names
 
 # torch functions that return a tensor for any arguments.
 TENSOR_FUNCTIONS = frozenset(
@@ -263,25 +264,25 @@ def _bindings(node: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression | Non
         if isinstance(current, cst.Assign):
             for target in current.targets:
                 single = len(current.targets) == 1 and isinstance(target.target, cst.Name)
-                for name in _target_names(target.target):
+                for name in target_names(target.target):
                     yield name, current.value if single else None
         elif isinstance(current, (cst.AnnAssign, cst.AugAssign)):
-            for name in _target_names(current.target):
+            for name in target_names(current.target):
                 yield name, None
         elif isinstance(current, (cst.For, cst.CompFor)):
-            for name in _target_names(current.target):
+            for name in target_names(current.target):
                 yield name, None
         elif isinstance(current, cst.AsName):
-            for name in _target_names(current.name):
+            for name in target_names(current.name):
                 yield name, None
         elif isinstance(current, cst.NamedExpr):
-            for name in _target_names(current.target):
+            for name in target_names(current.target):
                 yield name, None
         elif isinstance(current, (cst.Global, cst.Nonlocal)):
             for item in current.names:
                 yield item.name.value, None
         elif isinstance(current, cst.Del):
-            for name in _target_names(current.target):
+            for name in target_names(current.target):
                 yield name, None
         elif isinstance(current, (cst.Import, cst.ImportFrom)) and not isinstance(current.names, cst.ImportStar):
             for alias in current.names:
@@ -290,13 +291,3 @@ def _bindings(node: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression | Non
                 yield head, None
             continue
         stack.extend(reversed(list(current.children)))
-
-
-def _target_names(target: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(target, cst.Name):
-        yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _target_names(target.value)
