@@ -3,6 +3,7 @@
 `RULES` is the registry, in the order rules are listed and applied.
 """
 
+from graphweld.codemods.branch_to_cond import BranchToCond
 from graphweld.codemods.branch_to_where import BranchToWhere
 from graphweld.codemods.branchless_guard import BranchlessGuard
 from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
@@ -23,6 +24,7 @@ RULES = (
     DlpackCustomOp,
     BranchlessGuard,
     BranchToWhere,
+    BranchToCond,
     GuardToCheck,
     IterateSourceList,
     NonstrictHelper,
@@ -35,6 +37,7 @@ RULES_BY_ID = {rule.id: rule for rule in RULES}
 __all__ = [
     "RULES",
     "RULES_BY_ID",
+    "BranchToCond",
     "BranchToWhere",
     "BranchlessGuard",
     "DlpackCustomOp",

@@ -98,11 +98,8 @@ class BranchToWhere(Rule):
             return
         try:
             replacement, reasons = _rewrite(node, values, torch_name, context.module)
-        except Refused as refusal:
-            if context.branches_on_tensor_per_run(node):
-                self.report(
-                    node, f"branch on a tensor's value `if {context.code(node.test)}:` is not rewritten: {refusal}"
-                )
+        except Refused:
+            # branch-to-cond takes the branches that do more than select, or says why not.
             return
         replacement[0] = replacement[0].with_changes(leading_lines=(*node.leading_lines, *replacement[0].leading_lines))
         message = (

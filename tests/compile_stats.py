@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import types
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -45,6 +46,8 @@ def load_module(source: str, name: str = "golden_case") -> types.ModuleType:
     """Execute `source` as a module with torch.compile turned into a no-op, so that the test
     decides how each function is compiled."""
     module = types.ModuleType(name)
+    # Importable by name, as a user's module is (torch.cond looks its functions' module up).
+    sys.modules[name] = module
     original = torch.compile
 
     def no_compile(model=None, **kwargs):  # type: ignore[no-untyped-def]

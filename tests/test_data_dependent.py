@@ -1,4 +1,4 @@
-"""branch-to-where, branchless-guard and guard-to-check, compiled: the rewrite removes the data-dependent break
+"""branch-to-where, branch-to-cond, branchless-guard and guard-to-check, compiled: the rewrite removes the data-dependent break
 and gives the original's results on inputs that take each side of the branch (and, for a guard,
 still fails, with the same message, on inputs that break it)."""
 
@@ -39,6 +39,12 @@ def before_and_after(case: str) -> tuple[object, object]:
             "damp",
             [(torch.ones(3), torch.ones(3)), (-torch.ones(3), torch.ones(3))],
         ),
+        (
+            "branch-to-cond/different_computations",
+            "combine",
+            [(torch.ones(3), torch.arange(3.0)), (-torch.ones(3), torch.arange(3.0))],
+        ),
+        ("branch-to-cond/one_sided_temporary", "norm", [(torch.ones(2, 3),), (torch.zeros(2, 3),)]),
         ("guard-to-check/negated_with_logical_not", "normalize", [(torch.ones(3),), (torch.arange(1.0, 4.0),)]),
         (
             "branchless-guard/hf_fp16_clamp",

@@ -165,6 +165,12 @@ class FunctionValues:
             return None
         if isinstance(node, cst.Attribute):
             return self.impurity(node.value)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                reason = self.impurity(element.value)
+                if reason:
+                    return reason
+            return None
         if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation, cst.BooleanOperation)):
             for child in _children(node):
                 reason = self.impurity(child)
