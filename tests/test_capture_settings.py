@@ -61,3 +61,57 @@ def test_fix_entry_measures_the_capture_settings_for_the_breaks_it_leaves(tmp_pa
     both = [trial for trial in data["capture_settings"] if len(trial["settings"]) == 2]
     assert both and both[0]["graph_breaks_after"] == 0 and both[0]["outputs_equal"]
     assert entry.read_text() == ENTRY.read_text()
+
+
+SELF_COMPILING = '''"""Reads a tensor's value into Python inside its own compiled model."""
+
+import torch
+from torch import nn
+
+
+class Normalize(nn.Module):
+    def forward(self, x):
+        scale = x.abs().max().item()
+        return x / scale
+
+
+def my_model_function():
+    return torch.compile(Normalize())
+
+
+def GetInput():
+    return torch.linspace(-1, 1, 8)
+'''
+
+
+@pytest.mark.slow
+def test_unsafe_fix_writes_the_measured_setting_before_the_entrys_own_compile_call(tmp_path: Path):
+    entry = tmp_path / "normalize_entry.py"
+    entry.write_text(SELF_COMPILING)
+    safe = invoke("fix", "--entry", str(entry), *EAGER, str(tmp_path))
+    assert "Capture settings not written: a setting is global to the process" in safe.output
+    assert entry.read_text() == SELF_COMPILING
+
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--unsafe-fixes", "--format", "json", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["capture_setting_fix"] == {"path": str(entry), "line": 14, "settings": ["capture_scalar_outputs"]}
+    assert entry.read_text() == SELF_COMPILING.replace(
+        "    return torch.compile(Normalize())",
+        "    # Measured by graphweld fix --entry: fewer graph breaks, outputs equal to eager.\n"
+        "    torch._dynamo.config.capture_scalar_outputs = True\n"
+        "    return torch.compile(Normalize())",
+    )
+    # The rewritten entry, run as it is, compiles into one graph.
+    after = json.loads(invoke("explain", str(entry), *EAGER, "--format", "json").stdout)
+    assert (after["graph_breaks"], after["graphs"]) == (0, 1)
+
+
+@pytest.mark.slow
+def test_the_setting_is_never_written_into_the_packages_an_entry_imports(tmp_path: Path):
+    # The entry convention: graphweld compiles the model, so there is no call of the user's to set it by.
+    entry = tmp_path / "value_reads_entry.py"
+    entry.write_text(ENTRY.read_text())
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--unsafe-fixes", str(tmp_path))
+    assert "Capture settings not written: the entry has no torch.compile call of its own" in result.output
+    assert entry.read_text() == ENTRY.read_text()

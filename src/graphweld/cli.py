@@ -554,6 +554,7 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
                 write_atomically(path, candidate.source.encode(candidate.fixed))
             except SourceError as exc:
                 result.errors[path] = str(exc)
+    setting_fix, setting_note = _capture_setting_fix(entry, trials, settings, write, result.errors)
     after = result.after or result.before
     if output_format == "json":
         click.echo(json.dumps({
@@ -563,6 +564,10 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
             "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
             "dropped": result.dropped, "errors": result.errors, "written": write,
             "capture_settings": _trials_json(trials),
+            "capture_setting_fix": None if setting_fix is None else {
+                "path": setting_fix.path, "line": setting_fix.line, "settings": list(setting_fix.trial.settings),
+            },
+            "capture_setting_note": setting_note,
         }, indent=2))
     else:
         out = _stdout()
@@ -579,9 +584,48 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
             err.print(f"{result.sites_outside} break site(s) lie outside the given paths and were left alone.")
         err.print(_picture_table(f"compiled on {result.before.device}", result.before, after))
         _print_trials(err, trials)
+        if setting_fix is not None:
+            if show_diff:
+                print_diff(out, unified_diff(setting_fix.path, setting_fix.source.text, setting_fix.fixed))
+            action = "fixed" if write else "would fix"
+            err.print(
+                f"[bold]{_short(setting_fix.path)}:{setting_fix.line}[/]: capture-setting \\[unsafe] measured, "
+                f"{action}: {setting_fix.message}",
+                highlight=False,
+            )
+        elif setting_note:
+            err.print(f"Capture settings not written: {setting_note}.", highlight=False)
     if result.errors:
         return EXIT_ERROR
-    return EXIT_PENDING if result.kept else EXIT_OK
+    return EXIT_PENDING if result.kept or setting_fix is not None else EXIT_OK
+
+
+def _capture_setting_fix(entry: str, trials, settings: Settings, write: bool, errors: dict[str, str]):  # type: ignore[no-untyped-def]
+    """With --unsafe-fixes, the best measured capture setting written before the entry's own
+    torch.compile call (and the fix), or a note saying why not (None when no setting helped)."""
+    import libcst as cst
+
+    from graphweld.capture_fix import best_trial, capture_setting_fix
+    from graphweld.source import read_source
+
+    trial = best_trial(trials)
+    if trial is None:
+        return None, None
+    if not settings.unsafe_fixes:
+        return None, "a setting is global to the process, so writing it is an unsafe fix (--unsafe-fixes)"
+    try:
+        source = read_source(entry)
+        fix = capture_setting_fix(source, trial)
+    except (SourceError, cst.ParserSyntaxError) as exc:
+        return None, str(exc)
+    if isinstance(fix, str):
+        return None, fix
+    if write:
+        try:
+            write_atomically(entry, source.encode(fix.fixed))
+        except SourceError as exc:
+            errors[entry] = str(exc)
+    return fix, None
 
 
 @main.command()

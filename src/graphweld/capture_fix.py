@@ -1,0 +1,122 @@
+"""The capture-setting fix of `fix --entry --unsafe-fixes`: when a measured run shows that a Dynamo
+capture setting removes breaks with outputs still equal to eager, the setting is written next to
+the user's own `torch.compile` call in the entry, never into a package the entry imports.
+
+It is a fix of its own, outside the rules: its only evidence is the measured run, and a setting
+is global to the process, so it belongs where the user compiles, not where the break is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from graphweld.blocks import block_statements
+from graphweld.explain import CaptureTrial
+from graphweld.names import ImportTable
+from graphweld.positions import node_spans
+from graphweld.regions import COMPILE_DECORATORS
+from graphweld.source import SourceFile
+
+
+@dataclass(frozen=True)
+class CaptureSettingFix:
+    path: str
+    source: SourceFile
+    fixed: str
+    line: int
+    trial: CaptureTrial
+
+    @property
+    def message(self) -> str:
+        return (
+            f"set {', '.join(self.trial.settings)} before the torch.compile call (unsafe: the setting is global to "
+            f"the process; measured {self.trial.line()})"
+        )
+
+
+def best_trial(trials: list[CaptureTrial]) -> CaptureTrial | None:
+    """The trial with the fewest breaks among those that removed some with outputs equal (the fewer
+    settings on a tie)."""
+    useful = [t for t in trials if t.outputs_equal and len(t.after.breaks) < len(t.before.breaks)]
+    return min(useful, key=lambda t: (len(t.after.breaks), len(t.settings)), default=None)
+
+
+def capture_setting_fix(source: SourceFile, trial: CaptureTrial) -> CaptureSettingFix | str:
+    """The entry's text with the trial's settings assigned before its first `torch.compile` call
+    (or the function decorated with it); a one-line reason when there is none to put them by."""
+    module = cst.parse_module(source.text)
+    imports = ImportTable()
+    for node in _walk(module):
+        if isinstance(node, cst.Import):
+            imports.add_import(node)
+        elif isinstance(node, cst.ImportFrom):
+            imports.add_import_from(node)
+    torch_name = imports.local_name("torch")
+    if torch_name is None:
+        return "the entry does not `import torch`"
+    holder = _compiling_statement(module, imports)
+    if holder is None:
+        return (
+            "the entry has no torch.compile call of its own (graphweld compiled its model); set "
+            + ", ".join(f"`torch._dynamo.config.{name} = True`" for name in trial.settings)
+            + " where you compile it"
+        )
+    lines = "".join(f"{torch_name}._dynamo.config.{name} = True\n" for name in trial.settings)
+    settings = [cst.parse_statement(line + "\n") for line in lines.splitlines()]
+    settings[0] = settings[0].with_changes(
+        leading_lines=(
+            *holder.leading_lines,
+            cst.EmptyLine(comment=cst.Comment("# Measured by graphweld fix --entry: fewer graph breaks, outputs equal to eager.")),
+        )
+    )
+    replaced = module.deep_replace(holder, cst.FlattenSentinel([*settings, holder.with_changes(leading_lines=())]))
+    line = node_spans(module, [holder]).get(id(holder))
+    return CaptureSettingFix(source.path, source, replaced.code, line.start_line if line else 1, trial)
+
+
+def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(list(current.children)))
+
+
+def _compiling_statement(module: cst.Module, imports: ImportTable) -> cst.BaseStatement | None:
+    """The first statement (in any block) that calls `torch.compile` or is a function decorated
+    with it."""
+    stack: list[cst.BaseStatement] = list(reversed(module.body))
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            if any(imports.qualify(_decorator_name(d.decorator)) in COMPILE_DECORATORS for d in statement.decorators):
+                return statement
+        if isinstance(statement, cst.SimpleStatementLine):
+            for node in _walk(statement):
+                if isinstance(node, cst.Call) and imports.qualify(node.func) == "torch.compile":
+                    return statement
+            continue
+        inner: list[cst.BaseStatement] = []
+        for block in _blocks(statement):
+            inner.extend(block_statements(block))
+        stack.extend(reversed(inner))
+    return None
+
+
+def _decorator_name(decorator: cst.BaseExpression) -> cst.BaseExpression:
+    return decorator.func if isinstance(decorator, cst.Call) else decorator
+
+
+def _blocks(statement: cst.BaseStatement) -> list[cst.BaseSuite]:
+    blocks = []
+    for name in ("body", "orelse", "finalbody"):
+        part = getattr(statement, name, None)
+        if isinstance(part, cst.BaseSuite):
+            blocks.append(part)
+        elif part is not None and isinstance(getattr(part, "body", None), cst.BaseSuite):
+            blocks.append(part.body)
+    for handler in getattr(statement, "handlers", ()):
+        blocks.append(handler.body)
+    return blocks
