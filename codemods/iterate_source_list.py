@@ -82,6 +82,7 @@ class IterateSourceList(Rule):
                 self._fix_callers(info, param.name.value)
 
     def _fix_callers(self, iterating: FunctionInfo, parameter: str) -> None:
+        loops = _loops_over(iterating.node, parameter)
         for caller, statement, call in self._callers_of(iterating):
             argument = _arguments_by_parameter(call, iterating).get(parameter)
             if not isinstance(argument, cst.Name):
@@ -89,7 +90,7 @@ class IterateSourceList(Rule):
             source = self._sources_in(caller).get(argument.value)
             if source is not None:
                 why = f"`{argument.value}` is only iterated by `{iterating.qualname}`"
-                self._replace(statement, argument, source, why)
+                self._replace(statement, argument, source, why, loops)
                 continue
             # The caller got the tensor as a parameter: if every call it gets (in this module)
             # also passes the list it was built from, its own parameter for that list serves.
@@ -99,7 +100,7 @@ class IterateSourceList(Rule):
                     f"`{argument.value}` is only iterated by `{iterating.qualname}`, and `{caller.qualname}` is "
                     f"passed the list it was built from as `{list_parameter}`"
                 )
-                self._replace(statement, argument, list_parameter, why)
+                self._replace(statement, argument, list_parameter, why, loops)
 
     def _list_parameter(self, function: FunctionInfo, tensor_parameter: str) -> str | None:
         """The parameter of `function` that every call to it passes the list its
@@ -147,7 +148,9 @@ class IterateSourceList(Rule):
         self._sources[id(function.node)] = sources
         return sources
 
-    def _replace(self, statement: cst.SimpleStatementLine, argument: cst.Name, source: str, why: str) -> None:
+    def _replace(
+        self, statement: cst.SimpleStatementLine, argument: cst.Name, source: str, why: str, loops: list[cst.For]
+    ) -> None:
         if id(statement) in self._proposed:
             return
         self._proposed.add(id(statement))
@@ -156,7 +159,9 @@ class IterateSourceList(Rule):
             f"{why}: iterating a tensor reads its values and breaks the graph; pass `{source}`, the list it was "
             "built from (unsafe: the loop gets numbers instead of 0-dim tensors)"
         )
-        self.propose(statement, [replacement], anchor=statement, message=message, safety=Safety.UNSAFE)  # type: ignore[list-item]
+        self.propose(
+            statement, [replacement], anchor=statement, message=message, safety=Safety.UNSAFE, resolves=loops
+        )  # type: ignore[list-item]
 
 
 def _bound_once_or_parameter(values: FunctionValues, name: str) -> bool:
@@ -222,6 +227,22 @@ def _only_iterated(function: cst.FunctionDef, parameter: str) -> bool:
             uses.append(current)
         stack.extend(current.children)
     return bool(uses) and all(id(use) in iterated for use in uses)
+
+
+def _loops_over(function: cst.FunctionDef, parameter: str) -> list[cst.For]:
+    """The `for` statements of the function that iterate `parameter` (where Dynamo reports the break)."""
+    loops: list[cst.For] = []
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.For):
+            source = current.iter
+            if isinstance(source, cst.Call) and isinstance(source.func, cst.Name) and source.func.value == "enumerate":
+                source = source.args[0].value if source.args else source
+            if isinstance(source, cst.Name) and source.value == parameter:
+                loops.append(current)
+        stack.extend(current.children)
+    return loops
 
 
 def _mentions(node: cst.CSTNode, name: str) -> bool:

@@ -177,3 +177,18 @@ def test_iterating_the_source_list_compiles_to_one_graph_with_the_same_result(ca
     assert original.frames > 1 or original.skipped_frames
     assert (rewritten.graphs, rewritten.frames, rewritten.skipped_frames) == (1, 1, 0)
     torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)
+
+
+@pytest.mark.slow
+def test_explain_names_the_fix_at_the_call_for_a_break_inside_the_callees_loop(tmp_path: Path):
+    (tmp_path / "proposals.py").write_text((GOLDEN / "iterate-source-list/proposals_iterate_shapes.in.py").read_text())
+    entry = tmp_path / "proposals_entry.py"
+    entry.write_text(
+        "import torch\nimport proposals\n\n\ndef my_model_function():\n    return proposals.Model()\n\n\n"
+        "def GetInput():\n    return torch.ones(1, 20, 2)\n"
+    )
+    result = invoke("explain", str(entry), *EAGER, "--format", "json")
+    assert result.exit_code == 0, result.output
+    loop_lines = range(10, 15)  # the `for` over the shapes tensor in Model.proposals
+    in_loop = [site for site in json.loads(result.stdout)["sites"] if site["line"] in loop_lines]
+    assert in_loop and all(site["rule"] == "iterate-source-list" for site in in_loop), in_loop

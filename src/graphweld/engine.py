@@ -67,6 +67,8 @@ class Change:
     # conflict when these overlap, even if their hunks do not: a loop being unrolled and a `try`
     # inside it being split must not be applied in the same round.
     regions: tuple[tuple[int, int], ...] = ()
+    # Line ranges (1-based, inclusive) of statements elsewhere whose breaks the change removes.
+    resolved: tuple[tuple[int, int], ...] = ()
 
     def overlaps(self, other: "Change") -> bool:
         mine = self.regions or tuple((e.start_line, e.end_line) for e in self.edits)
@@ -76,6 +78,10 @@ class Change:
     def replaces_line(self, line: int) -> bool:
         """Whether 1-based `line` of the original text lies in a statement the change replaces."""
         return any(start < line <= end for start, end in self.regions)
+
+    def resolves_line(self, line: int) -> bool:
+        """Whether a break at 1-based `line` lies in a statement whose breaks the change removes."""
+        return any(start <= line <= end for start, end in self.resolved)
 
     def covers_line(self, line: int) -> bool:
         """Whether a hunk replaces (or inserts at) 1-based `line` of the original text."""
@@ -404,7 +410,7 @@ def propose(
     indents: dict[int, list[str]] = {}
     spans = node_spans(
         module,
-        [n for f in findings for n in (f.anchor, f.target, *(t for t, _ in f.extra)) if n is not None],
+        [n for f in findings for n in (f.anchor, f.target, *(t for t, _ in f.extra), *f.resolves) if n is not None],
         text,
         indents,
     )
@@ -434,8 +440,11 @@ def propose(
                 for target in targets
                 if id(target) in spans and not (spliced and is_insertion(target, replacements[id(target)]))
             )
+            resolved = tuple(
+                (spans[id(node)].start_line, spans[id(node)].end_line) for node in finding.resolves if id(node) in spans
+            )
             proposals.changes.append(
-                Change(path, finding.rule, finding.safety, location, finding.message, edits, replaced_lines)
+                Change(path, finding.rule, finding.safety, location, finding.message, edits, replaced_lines, resolved)
             )
         elif (finding.rule, location.line, finding.message) not in seen_reports:
             seen_reports.add((finding.rule, location.line, finding.message))

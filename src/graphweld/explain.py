@@ -57,7 +57,12 @@ def explain_sites(report: RunReport, settings: Settings) -> list[ExplainedSite]:
 def _explain(site: BreakSite, proposals) -> ExplainedSite:  # type: ignore[no-untyped-def]
     if proposals is not None:
         for change in proposals.changes:
-            if change.location.line == site.line or change.covers_line(site.line) or change.replaces_line(site.line):
+            if (
+                change.location.line == site.line
+                or change.covers_line(site.line)
+                or change.replaces_line(site.line)
+                or change.resolves_line(site.line)
+            ):
                 action = "fix" if change.safety.value == "safe" else "unsafe fix (--unsafe-fixes)"
                 return ExplainedSite(site, change.rule, action)
         for report in proposals.reports:

@@ -41,6 +41,9 @@ class Finding:
     safety: Safety = Safety.SAFE
     # Further statements replaced by the same change (e.g. a helper added at module level).
     extra: tuple[tuple[cst.CSTNode, Sequence[cst.BaseStatement]], ...] = ()
+    # Statements elsewhere whose breaks the change removes (a loop in a callee, when the change
+    # is at the call): a break reported there is this change's to fix.
+    resolves: tuple[cst.CSTNode, ...] = ()
 
     @property
     def is_fix(self) -> bool:
@@ -140,9 +143,19 @@ class Rule:
         message: str,
         safety: Safety,
         extra: Sequence[tuple[cst.CSTNode, Sequence[cst.BaseStatement]]] = (),
+        resolves: Sequence[cst.CSTNode] = (),
     ) -> None:
         self.findings.append(
-            Finding(self.id, anchor, message, target, tuple(replacement), safety, tuple((t, tuple(r)) for t, r in extra))
+            Finding(
+                self.id,
+                anchor,
+                message,
+                target,
+                tuple(replacement),
+                safety,
+                tuple((t, tuple(r)) for t, r in extra),
+                tuple(resolves),
+            )
         )
 
     def report(self, anchor: cst.CSTNode, message: str) -> None:
