@@ -6,10 +6,11 @@ import libcst as cst
 
 from graphweld.blocks import block_statements
 from graphweld.rule import Rule, Safety
+from graphweld.tensors import FunctionValues
 
 
 class GuardToCheck(Rule):
-    """Turn a validation guard on a tensor's value into `torch._assert_async`.
+    """Turn a validation guard on a tensor's value into `torch._assert_async` (`torch._check` after `.item()`).
 
     ## What it fixes
     `if <condition>: raise SomeError("message")` in a compiled region, with no `else`, where the
@@ -44,14 +45,21 @@ class GuardToCheck(Rule):
     check raises `RuntimeError` with the same message, so code that catches the original exception
     type no longer catches it. On CUDA the check is asynchronous: a failure surfaces later as a
     device-side assertion, which leaves the CUDA context unusable. The condition must have one
-    element, as the `if` required. Conditions that call anything but known tensor operations,
-    guards with other statements besides the `raise`, `else` branches and messages that are not
-    string literals are left alone.
+    element, as the `if` required. The condition is evaluated once, as before. Guards with other
+    statements besides the `raise`, `else` branches and messages that are not string literals are
+    left alone, and so are guards on sizes (`if x.shape[0] != n:`), which Dynamo decides while
+    tracing without a break.
+
+    A guard on a Python number read with `.item()` (`n = t.sum().item()` then `if n > 10: raise
+    ...`) becomes `torch._check(torch.sym_not(n > 10), lambda: "message")`: with
+    `capture_scalar_outputs`, Dynamo keeps it as a runtime assertion on the symbolic value instead
+    of breaking the graph to decide the `if` (without the setting, the `.item()` itself breaks
+    and the rewrite changes nothing else). Unsafe for the same change of exception type.
     """
 
     id = "guard-to-check"
     reference = "https://docs.pytorch.org/docs/stable/generated/torch._assert_async.html"
-    summary = "Turn a validation guard on a tensor's value into `torch._assert_async`"
+    summary = "Turn a validation guard on a tensor's value into `torch._assert_async` (`torch._check` after `.item()`)"
     trigger_words = ("raise",)
     needs_breaker_call = False
     node_types = (cst.If,)
@@ -68,7 +76,9 @@ class GuardToCheck(Rule):
         if not isinstance(raised, cst.Raise) or raised.exc is None:
             return
         values = context.function_values(function)
-        if not (values.is_tensor(node.test) or context.branches_on_tensor_per_run(node)):
+        on_tensor = values.is_tensor(node.test) or context.branches_on_tensor_per_run(node)
+        on_scalar = not on_tensor and _reads_item(node.test, values)
+        if not (on_tensor or on_scalar):
             return
         torch_name = context.regions.imports.local_name("torch")
         if torch_name is None:
@@ -80,27 +90,59 @@ class GuardToCheck(Rule):
                 node, f"guard on a tensor's value {guard} is not rewritten: its message is not a string literal"
             )
             return
-        reason = values.impurity(node.test)
-        if reason:
-            self.report(node, f"guard on a tensor's value {guard} is not rewritten: {reason}")
-            return
-        check = _holds(node.test, torch_name, context.module)
-        arguments = [check, message] if message else [check]
-        one_line = f"{torch_name}._assert_async({', '.join(arguments)})"
-        code = (
-            one_line
-            if len(one_line) <= 88
-            else f"{torch_name}._assert_async(\n" + "".join(f"    {a},\n" for a in arguments) + ")"
-        )
+        if on_tensor:
+            function_name = f"{torch_name}._assert_async"
+            check = _holds(node.test, torch_name, context.module)
+            arguments = [check, message] if message else [check]
+        else:
+            # A Python scalar read with `.item()`: a symbolic value when Dynamo captures it.
+            function_name = f"{torch_name}._check"
+            check = f"{torch_name}.sym_not({context.module.code_for_node(node.test).strip()})"
+            arguments = [check, f"lambda: {message}"] if message else [check]
+        one_line = f"{function_name}({', '.join(arguments)})"
+        code = one_line if len(one_line) <= 88 else f"{function_name}(\n" + "".join(f"    {a},\n" for a in arguments) + ")"
         replacement = cst.parse_statement(code + "\n").with_changes(leading_lines=node.leading_lines)
-        changes = "a failed check fails asynchronously on CUDA"
-        if exception != "RuntimeError":
-            changes = f"a failed check raises RuntimeError instead of {exception}, asynchronously on CUDA"
-        message_text = (
-            f"guard on a tensor's value {guard} breaks the graph; check it in the graph with "
-            f"`{torch_name}._assert_async` (unsafe: {changes})"
-        )
+        if on_tensor:
+            changes = "a failed check fails asynchronously on CUDA"
+            if exception != "RuntimeError":
+                changes = f"a failed check raises RuntimeError instead of {exception}, asynchronously on CUDA"
+            message_text = (
+                f"guard on a tensor's value {guard} breaks the graph; check it in the graph with "
+                f"`{torch_name}._assert_async` (unsafe: {changes})"
+            )
+        else:
+            changes = "" if exception == "RuntimeError" else f"a failed check raises RuntimeError instead of {exception}; "
+            message_text = (
+                f"guard on a value read with `.item()` {guard} breaks the graph; state it with `{torch_name}._check`, "
+                f"which Dynamo keeps as a runtime assertion when it captures the value (unsafe: {changes}"
+                "the graph stays whole only with capture_scalar_outputs)"
+            )
         self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
+
+
+def _reads_item(test: cst.BaseExpression, values: FunctionValues) -> bool:
+    """Whether the test compares a Python scalar read from a tensor with `.item()` (directly, or a
+    name bound once to such a read) with something else."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    if not isinstance(test.comparisons[0].operator, _SCALAR_COMPARISONS):
+        return False
+
+    def is_item(node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Name):
+            value = values.single_value(node.value)
+            return value is not None and is_item(value)
+        return (
+            isinstance(node, cst.Call)
+            and not node.args
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "item"
+        )
+
+    return is_item(test.left) or is_item(test.comparisons[0].comparator)
+
+
+_SCALAR_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
 
 def _exception_and_message(exc: cst.BaseExpression) -> tuple[str, str | None]:

@@ -70,6 +70,19 @@ def test_compiled_rewrite_is_one_graph_with_the_original_results_on_each_side(ca
         torch.testing.assert_close(getattr(before, function)(*args), original.result, rtol=0, atol=0, equal_nan=True)
 
 
+def test_a_guard_after_item_stays_in_the_graph_when_dynamo_captures_scalars():
+    before, after = before_and_after("guard-to-check/item_scalar_to_check")
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        for x in (torch.ones(3), torch.full((2,), 4.0)):
+            original = compile_stats(before.scale, x)
+            rewritten = compile_stats(after.scale, x)
+            assert original.frames > 1 and rewritten.frames == 1
+            torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)
+        torch._dynamo.reset()
+        with pytest.raises(RuntimeError, match="too large"):
+            torch.compile(after.scale, backend="eager")(torch.full((3,), 5.0))
+
+
 def test_a_failed_check_raises_runtime_error_with_the_guards_message():
     before, after = before_and_after("guard-to-check/shapes_guard")
     arguments = (torch.ones(2), [[2, 3], [1, 1]], 8)
