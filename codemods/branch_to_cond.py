@@ -8,6 +8,7 @@ from graphweld.blocks import block_statements
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import target_names
 from graphweld.tensors import FunctionValues
+from graphweld.walk import children
 
 
 class Refused(Exception):
@@ -212,7 +213,7 @@ def _reads(node: cst.CSTNode) -> list[str]:
         if isinstance(current, cst.Arg):
             stack.append(current.value)
             continue
-        stack.extend(reversed(list(current.children)))
+        stack.extend(reversed(children(current)))
     return found
 
 
@@ -225,7 +226,7 @@ def _names_read_outside(function: cst.FunctionDef, branch: cst.If) -> set[str]:
             continue
         if isinstance(current, cst.Name):
             names.add(current.value)
-        stack.extend(current.children)
+        stack.extend(children(current))
     return names
 
 

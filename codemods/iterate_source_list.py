@@ -7,6 +7,7 @@ import libcst as cst
 from graphweld.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
 from graphweld.tensors import FunctionValues
+from graphweld.walk import children
 
 _FROM_LIST = frozenset(("torch.as_tensor", "torch.tensor"))
 
@@ -77,9 +78,11 @@ class IterateSourceList(Rule):
         if info is None or not context.regions.is_compiled(node):
             return
         params = node.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            if _only_iterated(node, param.name.value):
-                self._fix_callers(info, param.name.value)
+        names = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        # One walk finds the parameters some loop iterates; only those are looked at closely.
+        for name in sorted(names & _iterated_names(node)):
+            if _only_iterated(node, name):
+                self._fix_callers(info, name)
 
     def _fix_callers(self, iterating: FunctionInfo, parameter: str) -> None:
         loops = _loops_over(iterating.node, parameter)
@@ -180,7 +183,7 @@ def _calls(body: cst.CSTNode):  # type: ignore[no-untyped-def]
             line = current
         elif isinstance(current, cst.Call) and line is not None:
             yield line, current
-        stack.extend((child, line) for child in reversed(list(current.children)))
+        stack.extend((child, line) for child in reversed(children(current)))
 
 
 def _arguments_by_parameter(call: cst.Call, callee: FunctionInfo) -> dict[str, cst.BaseExpression]:
@@ -225,8 +228,25 @@ def _only_iterated(function: cst.FunctionDef, parameter: str) -> bool:
                 iterated.add(id(source))
         if isinstance(current, cst.Name) and current.value == parameter:
             uses.append(current)
-        stack.extend(current.children)
+        stack.extend(children(current))
     return bool(uses) and all(id(use) in iterated for use in uses)
+
+
+def _iterated_names(function: cst.FunctionDef) -> set[str]:
+    """The names `for` loops and comprehensions of the function iterate, directly or through
+    `enumerate(...)`."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.For, cst.CompFor)):
+            source = current.iter
+            if isinstance(source, cst.Call) and isinstance(source.func, cst.Name) and source.func.value == "enumerate":
+                source = source.args[0].value if source.args else source
+            if isinstance(source, cst.Name):
+                names.add(source.value)
+        stack.extend(children(current))
+    return names
 
 
 def _loops_over(function: cst.FunctionDef, parameter: str) -> list[cst.For]:
@@ -241,7 +261,7 @@ def _loops_over(function: cst.FunctionDef, parameter: str) -> list[cst.For]:
                 source = source.args[0].value if source.args else source
             if isinstance(source, cst.Name) and source.value == parameter:
                 loops.append(current)
-        stack.extend(current.children)
+        stack.extend(children(current))
     return loops
 
 
@@ -251,5 +271,5 @@ def _mentions(node: cst.CSTNode, name: str) -> bool:
         current = stack.pop()
         if isinstance(current, cst.Name) and current.value == name:
             return True
-        stack.extend(current.children)
+        stack.extend(children(current))
     return False

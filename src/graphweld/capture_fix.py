@@ -18,6 +18,7 @@ from graphweld.names import ImportTable
 from graphweld.positions import node_spans
 from graphweld.regions import COMPILE_DECORATORS
 from graphweld.source import SourceFile
+from graphweld.walk import children
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(list(current.children)))
+        stack.extend(reversed(children(current)))
 
 
 def _compiling_statement(module: cst.Module, imports: ImportTable) -> cst.BaseStatement | None:

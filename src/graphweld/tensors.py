@@ -15,6 +15,7 @@ import libcst as cst
 
 from graphweld.names import ImportTable
 from graphweld.scopes import target_names
+from graphweld.walk import children
 
 # torch functions that return a tensor for any arguments.
 TENSOR_FUNCTIONS = frozenset(
@@ -296,4 +297,4 @@ def _bindings(node: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression | Non
                 head = cst.Module([]).code_for_node(bound).split(".", 1)[0]
                 yield head, None
             continue
-        stack.extend(reversed(list(current.children)))
+        stack.extend(reversed(children(current)))
