@@ -79,16 +79,10 @@ class BranchToWhere(Rule):
     needs_breaker_call = False
     node_types = (cst.If,)
 
-    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(context)
-        self._elif_nodes: set[int] = set()
-
     def visit_If(self, node: cst.If) -> None:
-        if isinstance(node.orelse, cst.If):
-            self._elif_nodes.add(id(node.orelse))
         context = self.context
         function = context.current_function
-        if function is None or id(node) in self._elif_nodes or not context.in_compiled_region:
+        if function is None or id(node) in context.elif_nodes or not context.in_compiled_region:
             return
         values = context.function_values(function)
         if not (values.is_tensor(node.test) or context.branches_on_tensor_per_run(node)):

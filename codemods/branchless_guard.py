@@ -71,7 +71,7 @@ class BranchlessGuard(Rule):
 
     def visit_If(self, node: cst.If) -> None:
         context = self.context
-        if node.orelse is not None or not context.in_compiled_region:
+        if node.orelse is not None or id(node) in context.elif_nodes or not context.in_compiled_region:
             return
         torch_name = context.regions.imports.local_name("torch")
         if torch_name is None:

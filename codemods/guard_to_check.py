@@ -67,7 +67,7 @@ class GuardToCheck(Rule):
     def visit_If(self, node: cst.If) -> None:
         context = self.context
         function = context.current_function
-        if function is None or node.orelse is not None or not context.in_compiled_region:
+        if function is None or node.orelse is not None or id(node) in context.elif_nodes or not context.in_compiled_region:
             return
         statements = block_statements(node.body)
         if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):

@@ -213,6 +213,9 @@ class _Dispatcher:
             if not self.context.regions.worth_entering(node):
                 return False
             self.context.function_stack.append(node)
+        if type(node) is cst.If and type(node.orelse) is cst.If:
+            # An `elif` is the `orelse` of its `if`: it cannot be replaced by statements.
+            self.context.elif_nodes.add(id(node.orelse))
         for handler in self.handlers.get(type(node), ()):
             handler(node)
         return not (self.lines_are_leaves and type(node) is cst.SimpleStatementLine)

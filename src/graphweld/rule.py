@@ -75,6 +75,8 @@ class RuleContext:
         self.breakers = BreakerCatalog(settings, regions.imports)
         self.function_stack: list[cst.FunctionDef] = []
         self._function_values: dict[int, FunctionValues] = {}
+        # `if` nodes that are the `elif` of another (set by the walk as it enters their `if`).
+        self.elif_nodes: set[int] = set()
 
     @property
     def current_function(self) -> cst.FunctionDef | None:
