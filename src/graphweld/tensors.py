@@ -84,10 +84,18 @@ class FunctionValues:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.parameters.add(star.name.value)
-        # name -> every value it is bound to in the function (None: bound some other way).
-        self.bindings: dict[str, list[cst.BaseExpression | None]] = {}
-        for name, value in _bindings(function.body):
-            self.bindings.setdefault(name, []).append(value)
+        self._body = function.body
+        self._bindings: dict[str, list[cst.BaseExpression | None]] | None = None
+
+    @property
+    def bindings(self) -> dict[str, list[cst.BaseExpression | None]]:
+        """Name -> every value it is bound to in the function (None: bound some other way); read
+        from the body the first time a question needs it (most `if`s are answered without it)."""
+        if self._bindings is None:
+            self._bindings = {}
+            for name, value in _bindings(self._body):
+                self._bindings.setdefault(name, []).append(value)
+        return self._bindings
 
     def single_value(self, name: str) -> cst.BaseExpression | None:
         """What `name` is bound to, when the function binds it exactly once by plain assignment."""
@@ -136,9 +144,9 @@ class FunctionValues:
     def _tensor_operands(self, left: cst.BaseExpression, right: cst.BaseExpression, seen: frozenset[str]) -> bool:
         # A tensor operated with a number or another value gives a tensor; with None, a string or
         # a container literal it gives something else (or fails).
-        if not (self.is_tensor(left, seen) or self.is_tensor(right, seen)):
+        if any(isinstance(side, _NOT_OPERANDS) or _is_none(side) for side in (left, right)):
             return False
-        return not any(isinstance(side, _NOT_OPERANDS) or _is_none(side) for side in (left, right))
+        return self.is_tensor(left, seen) or self.is_tensor(right, seen)
 
     def is_boolean(self, node: cst.BaseExpression) -> bool:
         """Whether the expression, known to be a tensor, is a tensor of booleans (a condition
