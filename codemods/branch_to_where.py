@@ -6,7 +6,9 @@ import libcst as cst
 
 from graphweld.blocks import block_statements
 from graphweld.rule import Rule, Safety
+from graphweld.scopes import target_names
 from graphweld.tensors import FunctionValues
+from graphweld.walk import iter_nodes
 
 # Generated lines longer than this put the call's arguments one per line.
 _LINE_LENGTH = 99
@@ -153,6 +155,7 @@ def _rewrite(
                 raise Refused("without `else`, the branch must rebind names already bound")
             _require_pure(value, values)
             merged.append(_assignment(statement, torch_name, condition, _code(value, module), target.value, module))
+        _check_condition_unchanged(node.test, caches, merged, module)
         return [*caches, *merged], reasons
 
     if len(taken_tail) != len(other_tail):
@@ -162,7 +165,24 @@ def _rewrite(
             merged.append(first)
             continue
         merged.append(_merge(first, second, values, torch_name, condition, module))
+    _check_condition_unchanged(node.test, caches, merged, module)
     return [*caches, *merged], reasons
+
+
+def _check_condition_unchanged(
+    test: cst.BaseExpression, caches: list[cst.BaseStatement], merged: list[cst.BaseStatement], module: cst.Module
+) -> None:
+    """Each `torch.where` computes the condition again: nothing before the last of them may change
+    what it reads (the `if` read it once, before either side ran)."""
+    read = {node.value for node in iter_nodes(test) if isinstance(node, cst.Name)}
+    condition = _code(test, module)
+    for cache in caches:
+        if _cache_attribute(cache, module) in condition:
+            raise Refused("a cache statement writes what the condition reads")
+    for statement in merged[:-1]:
+        for node in iter_nodes(statement):
+            if isinstance(node, cst.AssignTarget) and read & set(target_names(node.target)):
+                raise Refused("a statement rebinds what the condition reads")
 
 
 def _split_caches(statements: list[cst.BaseStatement]) -> tuple[list[cst.BaseStatement], list[cst.BaseStatement]]:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from graphweld.blocks import block_statements
 from graphweld.rule import Rule, Safety
+from graphweld.walk import iter_nodes
 
 # Value tests whose result is one boolean (a 0-dim tensor): `torch.isinf(x).any()`.
 _DETECTORS = frozenset(("isinf", "isnan", "isposinf", "isneginf"))
@@ -92,6 +93,9 @@ class BranchlessGuard(Rule):
             helper_names.add(helper.targets[0].target.value)
         repaired = _repair_target(last, torch_name, helper_names)
         if repaired is None:
+            return
+        # The test now runs after the helpers: they must not rebind what it reads.
+        if helper_names & {n.value for n in iter_nodes(node.test) if isinstance(n, cst.Name)}:
             return
         module = context.module
         target = module.code_for_node(repaired).strip()
