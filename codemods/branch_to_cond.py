@@ -6,9 +6,8 @@ import libcst as cst
 
 from graphweld.blocks import block_statements
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import target_names
+from graphweld.scopes import loaded_names, target_names
 from graphweld.tensors import FunctionValues
-from graphweld.walk import children
 
 
 class Refused(Exception):
@@ -79,16 +78,13 @@ class BranchToCond(Rule):
 
     def visit_If(self, node: cst.If) -> None:
         context = self.context
+        decision = context.tensor_decision(node)
+        if decision is None:
+            return
+        values, torch_name = decision
         function = context.current_function
-        if function is None or id(node) in context.elif_nodes or not context.in_compiled_region:
-            return
-        values = context.function_values(function)
+        assert function is not None
         seen_by_run = context.branches_on_tensor_per_run(node)
-        if not (values.is_tensor(node.test) or seen_by_run):
-            return
-        torch_name = context.regions.imports.local_name("torch")
-        if torch_name is None:
-            return
         try:
             info = context.regions.function_info(function)
             params = function.params.params
@@ -136,7 +132,7 @@ def _rewrite(
             reason = values.impurity(assign.value)
             if reason:
                 raise Refused(f"a side computes something graphweld does not know to be pure: {reason}")
-            for name in _reads(assign.value):
+            for name in sorted(loaded_names([assign.value])):
                 # The method's receiver (a module) is read as a closure; operands are tensors.
                 if name in bound or not values.is_local(name) or name == receiver:
                     continue
@@ -149,7 +145,7 @@ def _rewrite(
     if not results:
         raise Refused("the sides assign no name in common")
     one_sided = (set(assigned[0]) | set(assigned[1])) - set(results)
-    read_elsewhere = _names_read_outside(function, node) & one_sided
+    read_elsewhere = loaded_names([function.body], skip=node) & one_sided
     if read_elsewhere:
         raise Refused(f"`{sorted(read_elsewhere)[0]}` is assigned on one side only and read elsewhere")
 
@@ -190,38 +186,6 @@ def _elements(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(target, (cst.Tuple, cst.List)):
         return [element.value for element in target.elements]
     return [target]
-
-
-def _reads(node: cst.CSTNode) -> list[str]:
-    """The names an expression reads (not attribute names or keywords)."""
-    found: list[str] = []
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            found.append(current.value)
-            continue
-        if isinstance(current, cst.Attribute):
-            stack.append(current.value)
-            continue
-        if isinstance(current, cst.Arg):
-            stack.append(current.value)
-            continue
-        stack.extend(reversed(children(current)))
-    return found
-
-
-def _names_read_outside(function: cst.FunctionDef, branch: cst.If) -> set[str]:
-    names: set[str] = set()
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        current = stack.pop()
-        if current is branch:
-            continue
-        if isinstance(current, cst.Name):
-            names.add(current.value)
-        stack.extend(children(current))
-    return names
 
 
 def _function_names(values: FunctionValues, result: str) -> tuple[str, str]:

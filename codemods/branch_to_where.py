@@ -83,15 +83,10 @@ class BranchToWhere(Rule):
 
     def visit_If(self, node: cst.If) -> None:
         context = self.context
-        function = context.current_function
-        if function is None or id(node) in context.elif_nodes or not context.in_compiled_region:
+        decision = context.tensor_decision(node)
+        if decision is None:
             return
-        values = context.function_values(function)
-        if not (values.is_tensor(node.test) or context.branches_on_tensor_per_run(node)):
-            return
-        torch_name = context.regions.imports.local_name("torch")
-        if torch_name is None:
-            return
+        values, torch_name = decision
         try:
             replacement, reasons = _rewrite(node, values, torch_name, context.module)
         except Refused:

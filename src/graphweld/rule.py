@@ -94,6 +94,18 @@ class RuleContext:
             values = self._function_values[id(function)] = FunctionValues(function, self.regions.imports)
         return values
 
+    def tensor_decision(self, node: cst.If) -> tuple[FunctionValues, str] | None:
+        """For an `if` (not an `elif`) in a compiled region whose condition is a tensor, as the code
+        shows or a run saw: the function's values and the name the module imports torch as."""
+        function = self.current_function
+        if function is None or id(node) in self.elif_nodes or not self.in_compiled_region:
+            return None
+        values = self.function_values(function)
+        if not (values.is_tensor(node.test) or self.branches_on_tensor_per_run(node)):
+            return None
+        torch_name = self.regions.imports.local_name("torch")
+        return (values, torch_name) if torch_name is not None else None
+
     def branches_on_tensor_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw Dynamo stop on data-dependent branching at the statement's first line."""
         if not self.data_dependent_lines:
