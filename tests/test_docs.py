@@ -1,0 +1,31 @@
+"""The rule reference pages in docs/ are generated from the rules' docstrings and kept current."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphweld.codemods import RULES
+from graphweld.docs import pages
+
+DOCS = Path(__file__).parents[1] / "docs"
+
+
+def test_every_rule_has_a_current_page_and_the_index_lists_it():
+    for relative, text in pages().items():
+        path = DOCS / relative
+        assert path.exists(), f"{path} is missing: run `python -m graphweld.docs docs/`"
+        assert path.read_text(encoding="utf-8") == text, f"{path} is out of date: run `python -m graphweld.docs docs/`"
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert all(f"(rules/{rule.id}.md)" in index for rule in RULES)
+
+
+def test_no_page_is_left_for_a_rule_that_is_gone():
+    pages_on_disk = {path.stem for path in (DOCS / "rules").glob("*.md")}
+    assert pages_on_disk == {rule.id for rule in RULES}
+
+
+def test_each_page_has_the_four_sections_of_a_rule_doc():
+    for rule in RULES:
+        text = (DOCS / "rules" / f"{rule.id}.md").read_text(encoding="utf-8")
+        for section in ("## What it fixes", "## Why the graph breaks", "## Example", "## Safety", "## Reference"):
+            assert section in text, (rule.id, section)
