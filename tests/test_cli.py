@@ -366,3 +366,25 @@ def test_read_only_check_applies_as_root_too(project: Path, monkeypatch):
     assert result.exit_code == 2
     assert f"{model}: error: cannot write: file is read-only" in result.stderr
     assert model.read_text() == BROKEN
+
+
+def test_format_github_annotates_each_site_for_ci(project: Path):
+    (project / "bad.py").write_text("import torch\n\n\n@torch.compile\ndef fn(x:\n    with x:\n        print(x)\n")
+    result = invoke("fix", "--check", "--format", "github", str(project))
+    assert result.exit_code == 2  # the file that does not parse is an error
+    lines = result.stdout.splitlines()
+    model = str(project / "model.py")
+    assert any(
+        line.startswith(f"::warning file={model},line=16,col=9,")
+        and "title=graphweld hoist-with [safe]::would fix: `torch._dynamo.graph_break()`" in line
+        for line in lines
+    ), lines
+    assert any(line.startswith(f"::error file={project / 'bad.py'}::") for line in lines), lines
+    assert all(line.startswith("::") for line in lines)  # workflow commands only, nothing else on stdout
+    assert (project / "model.py").read_text() == BROKEN
+
+
+def test_format_github_refuses_entry_and_stdin(project: Path):
+    result = invoke("fix", "--format", "github", "-", stdin=b"x = 1\n")
+    assert result.exit_code == 2
+    assert "--format github annotates files on disk" in result.output

@@ -128,3 +128,39 @@ def results_as_json(results: Iterable[FileResult], summary: Summary, applied: bo
         if result.error is not None:
             errors.append({"path": result.path, "message": result.error})
     return json.dumps({"changes": changes, "reports": reports, "errors": errors, "summary": summary.as_dict()}, indent=2)
+
+
+def results_as_github(results: Iterable[FileResult], applied: bool) -> str:
+    """GitHub Actions workflow commands: one annotation per site (changes, unsafe fixes on offer,
+    reports) and per file error, shown on the pull request's diff."""
+    lines = []
+    for result in results:
+        if result.error is not None:
+            lines.append(f"::error file={_github_property(result.path)}::{_github_data(result.error)}")
+            continue
+        sites: list[tuple[Change | Report, str]] = [(c, "fixed" if applied else "would fix") for c in result.applied]
+        sites += [(c, "unsafe fix available (--unsafe-fixes)") for c in result.unsafe_available]
+        sites += [(r, "not fixed") for r in result.reports]
+        for item, action in sites:
+            location = item.location
+            safety = f" [{item.safety.value}]" if isinstance(item, Change) else ""
+            properties = ",".join(
+                (
+                    f"file={_github_property(item.path)}",
+                    f"line={location.line}",
+                    f"col={location.column}",
+                    f"endLine={location.end_line}",
+                    f"endColumn={location.end_column}",
+                    f"title={_github_property(f'graphweld {item.rule}{safety}')}",
+                )
+            )
+            lines.append(f"::warning {properties}::{_github_data(f'{action}: {item.message}')}")
+    return "\n".join(lines)
+
+
+def _github_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
