@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphweld.cli import main
+from graphweld.codemods import RULES
 
 BROKEN = '''import torch
 
@@ -387,4 +388,35 @@ def test_format_github_annotates_each_site_for_ci(project: Path):
 def test_format_github_refuses_entry_and_stdin(project: Path):
     result = invoke("fix", "--format", "github", "-", stdin=b"x = 1\n")
     assert result.exit_code == 2
-    assert "--format github annotates files on disk" in result.output
+    assert "--format github reports on files on disk" in result.output
+
+
+def test_format_sarif_is_a_sarif_2_1_0_log_with_rules_results_and_fixes(project: Path):
+    (project / "bad.py").write_text("import torch\n\n\n@torch.compile\ndef fn(x:\n    with x:\n        print(x)\n")
+    result = invoke("fix", "--check", "--format", "sarif", str(project))
+    assert result.exit_code == 2
+    log = json.loads(result.stdout)
+    # The structure SARIF 2.1.0 requires (no schema package is installed to validate against).
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    (run,) = log["runs"]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "graphweld" and isinstance(driver["version"], str)
+    ids = [rule["id"] for rule in driver["rules"]]
+    assert ids == [rule.id for rule in RULES]
+    assert all(rule["helpUri"].startswith("https://") and "## Safety" in rule["help"]["markdown"] for rule in driver["rules"])
+    (site,) = run["results"]
+    assert site["ruleId"] == "hoist-with" and ids[site["ruleIndex"]] == "hoist-with"
+    assert site["level"] == "warning" and site["message"]["text"].startswith("would fix: ")
+    (location,) = site["locations"]
+    assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("model.py")
+    assert location["physicalLocation"]["region"]["startLine"] == 16
+    (fix,) = site["fixes"]
+    (change,) = fix["artifactChanges"]
+    (replacement,) = change["replacements"]
+    # Applying the replacement to the file gives what `graphweld fix` writes.
+    lines = BROKEN.splitlines(keepends=True)
+    region = replacement["deletedRegion"]
+    fixed = "".join(lines[: region["startLine"] - 1]) + replacement["insertedContent"]["text"] + "".join(lines[region["endLine"] - 1 :])
+    assert fixed == FIXED
+    (notification,) = run["invocations"][0]["toolExecutionNotifications"]
+    assert notification["level"] == "error" and "bad.py" in notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]

@@ -21,7 +21,15 @@ from rich.text import Text
 
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.engine import FileResult, RuleSelectionError, process_source, run, selected_rules
-from graphweld.report import Summary, print_diff, results_as_github, results_as_json, site_line, unified_diff
+from graphweld.report import (
+    Summary,
+    print_diff,
+    results_as_github,
+    results_as_json,
+    results_as_sarif,
+    site_line,
+    unified_diff,
+)
 from graphweld.settings import Settings, SettingsError, find_config_file, load_settings
 from graphweld.source import SourceError, write_atomically
 
@@ -71,8 +79,9 @@ def main() -> None:
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that can change behaviour.")
 @click.option("--assume-compiled", is_flag=True, default=None, help="Treat every function as a compiled region.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes [default: all cores].")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text", show_default=True,
-              help="github: one GitHub Actions annotation per site, for CI (not with --entry or '-').")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]), default="text", show_default=True,
+              help="github: one GitHub Actions annotation per site; sarif: SARIF 2.1.0 for code scanning "
+                   "(both for CI, not with --entry or '-').")
 @click.option("--stdin-filename", metavar="NAME", help="The name of the file read from stdin (PATH '-').")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="pyproject.toml to read [tool.graphweld] from [default: the nearest one].")
@@ -132,12 +141,12 @@ def fix(
     pending_mode = check or show_diff
     if interactive:
         if show_diff or check or output_format != "text" or reading_stdin:
-            raise _fail("--interactive cannot be combined with --diff, --check, --format json/github or '-' (stdin)")
+            raise _fail("--interactive cannot be combined with --diff, --check, --format json/github/sarif or '-' (stdin)")
         if not sys.stdin.isatty():
             raise _fail("--interactive needs a terminal to ask questions on (stdin is not a terminal); use --diff to review changes non-interactively")
         code = _fix_interactive(paths, settings, entry, device, compile_options, timeout)
-    elif output_format == "github" and (entry is not None or reading_stdin):
-        raise _fail("--format github annotates files on disk: it cannot be combined with --entry or '-' (stdin)")
+    elif output_format in ("github", "sarif") and (entry is not None or reading_stdin):
+        raise _fail(f"--format {output_format} reports on files on disk: it cannot be combined with --entry or '-' (stdin)")
     elif entry is not None:
         if reading_stdin:
             raise _fail("--entry cannot be combined with '-' (stdin)")
@@ -279,6 +288,10 @@ def _fix_paths(
         annotations = results_as_github(results, applied=write)
         if annotations:
             click.echo(annotations)
+    elif output_format == "sarif":
+        from graphweld import __version__
+
+        click.echo(results_as_sarif(results, selected_rules(settings), applied=write, version=__version__))
     else:
         out = _stdout()
         for result in results:

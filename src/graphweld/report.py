@@ -6,6 +6,7 @@ import difflib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable
 
 from rich.console import Console
@@ -164,3 +165,96 @@ def _github_data(text: str) -> str:
 
 def _github_property(text: str) -> str:
     return _github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def results_as_sarif(results: Iterable[FileResult], rules, applied: bool, version: str) -> str:  # type: ignore[no-untyped-def]
+    """SARIF 2.1.0 (code scanning): one run, the rules with their documentation, one result per
+    site with its location, and each change's edits as a `fixes` entry of artifact changes."""
+    import inspect
+
+    rule_index = {rule.id: index for index, rule in enumerate(rules)}
+    driver = {
+        "name": "graphweld",
+        "version": version,
+        "rules": [
+            {
+                "id": rule.id,
+                "shortDescription": {"text": rule.summary},
+                "fullDescription": {"text": rule.summary},
+                "help": {"text": inspect.cleandoc(rule.__doc__ or ""), "markdown": inspect.cleandoc(rule.__doc__ or "")},
+                "helpUri": rule.reference,
+            }
+            for rule in rules
+        ],
+    }
+    sarif_results = []
+    notifications = []
+    for result in results:
+        if result.error is not None:
+            notifications.append(
+                {
+                    "level": "error",
+                    "message": {"text": result.error},
+                    "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(result.path)}}}],
+                }
+            )
+            continue
+        sites: list[tuple[Change | Report, str]] = [(c, "fixed" if applied else "would fix") for c in result.applied]
+        sites += [(c, "unsafe fix available (--unsafe-fixes)") for c in result.unsafe_available]
+        sites += [(r, "not fixed") for r in result.reports]
+        for item, action in sites:
+            location = item.location
+            entry: dict = {
+                "ruleId": item.rule,
+                "ruleIndex": rule_index.get(item.rule, -1),
+                "level": "warning",
+                "message": {"text": f"{action}: {item.message}"},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": _uri(item.path)},
+                            "region": {
+                                "startLine": location.line,
+                                "startColumn": location.column,
+                                "endLine": location.end_line,
+                                "endColumn": location.end_column,
+                            },
+                        }
+                    }
+                ],
+            }
+            if isinstance(item, Change):
+                entry["properties"] = {"safety": item.safety.value, "applied": action == "fixed"}
+                entry["fixes"] = [
+                    {
+                        "description": {"text": f"{item.rule} ({item.safety.value})"},
+                        "artifactChanges": [
+                            {
+                                "artifactLocation": {"uri": _uri(item.path)},
+                                "replacements": [_sarif_replacement(edit) for edit in item.edits],
+                            }
+                        ],
+                    }
+                ]
+            sarif_results.append(entry)
+    run: dict = {"tool": {"driver": driver}, "results": sarif_results, "columnKind": "unicodeCodePoints"}
+    if notifications:
+        run["invocations"] = [{"executionSuccessful": False, "toolExecutionNotifications": notifications}]
+    return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2)
+
+
+def _sarif_replacement(edit) -> dict:  # type: ignore[no-untyped-def]
+    """An edit's hunk (0-based start, exclusive end lines of the original) as a SARIF replacement:
+    whole lines deleted (none for an insertion) and the new text inserted there."""
+    if edit.end_line > edit.start_line:
+        deleted = {"startLine": edit.start_line + 1, "startColumn": 1, "endLine": edit.end_line + 1, "endColumn": 1}
+    else:
+        deleted = {"startLine": edit.start_line + 1, "startColumn": 1, "endLine": edit.start_line + 1, "endColumn": 1}
+    return {"deletedRegion": deleted, "insertedContent": {"text": edit.new_text}}
+
+
+def _uri(path: str) -> str:
+    return Path(path).as_posix()
