@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.blocks import block_statements
+from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import loaded_names, target_names
 from graphweld.tensors import FunctionValues
@@ -105,10 +106,6 @@ class BranchToCond(Rule):
         self.propose(node, replacement, anchor=node, message=message, safety=Safety.UNSAFE)
 
 
-def _code(node: cst.CSTNode, module: cst.Module) -> str:
-    return module.code_for_node(node).strip()
-
-
 def _rewrite(
     node: cst.If,
     function: cst.FunctionDef,
@@ -149,15 +146,13 @@ def _rewrite(
     if read_elsewhere:
         raise Refused(f"`{sorted(read_elsewhere)[0]}` is assigned on one side only and read elsewhere")
 
-    condition = _code(node.test, module)
-    if not values.is_boolean(node.test):
-        condition = f"({condition}).bool()"
+    condition = values.boolean_source(node.test, module)
     names = _function_names(values, results[0])
     parameters = ", ".join(operands)
     returned = ", ".join(results)
     definitions = []
     for name, statements in zip(names, sides):
-        body = "".join(f"    {line}\n" for s in statements for line in _code(s, module).splitlines())
+        body = "".join(f"    {line}\n" for s in statements for line in source(s, module).splitlines())
         definitions.append(cst.parse_statement(f"def {name}({parameters}):\n{body}    return {returned}\n"))
     operand_tuple = f"({parameters},)" if len(operands) == 1 else f"({parameters})"
     call = f"{torch_name}.cond({condition}, {names[0]}, {names[1]}, {operand_tuple})"
@@ -179,7 +174,7 @@ def _assignment(statement: cst.BaseStatement, module: cst.Module) -> cst.Assign:
             all(isinstance(element, cst.Name) for element in _elements(target.target)) for target in small.targets
         ):
             return small
-    raise Refused(f"`{_code(statement, module)[:40]}` is not an assignment to plain names")
+    raise Refused(f"`{source(statement, module)[:40]}` is not an assignment to plain names")
 
 
 def _elements(target: cst.BaseExpression) -> list[cst.BaseExpression]:

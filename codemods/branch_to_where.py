@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.blocks import block_statements
+from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import target_names
 from graphweld.tensors import FunctionValues
@@ -100,10 +101,6 @@ class BranchToWhere(Rule):
         self.propose(node, replacement, anchor=node, message=message, safety=Safety.UNSAFE)
 
 
-def _code(node: cst.CSTNode, module: cst.Module) -> str:
-    return module.code_for_node(node).strip()
-
-
 def _rewrite(
     node: cst.If, values: FunctionValues, torch_name: str, module: cst.Module
 ) -> tuple[list[cst.BaseStatement], list[str]]:
@@ -111,14 +108,7 @@ def _rewrite(
         "torch.where equals the branch only when both values have the same shape and dtype and the "
         "condition has one element",
     ]
-    condition = _code(node.test, module)
-    if not values.is_boolean(node.test):
-        # `if t:` tests t's only element against zero.
-        condition = (
-            f"({condition}).bool()"
-            if not isinstance(node.test, (cst.Name, cst.Attribute, cst.Call))
-            else f"{condition}.bool()"
-        )
+    condition = values.boolean_source(node.test, module)
     reason = values.impurity(node.test)
     if reason:
         raise Refused(f"the condition would be computed anew: {reason}")
@@ -149,14 +139,14 @@ def _rewrite(
             ):
                 raise Refused("without `else`, the branch must rebind names already bound")
             _require_pure(value, values)
-            merged.append(_assignment(statement, torch_name, condition, _code(value, module), target.value, module))
+            merged.append(_assignment(statement, torch_name, condition, source(value, module), target.value, module))
         _check_condition_unchanged(node.test, caches, merged, module)
         return [*caches, *merged], reasons
 
     if len(taken_tail) != len(other_tail):
         raise Refused("the branches do different things")
     for first, second in zip(taken_tail, other_tail):
-        if _code(first, module) == _code(second, module) and isinstance(first, cst.SimpleStatementLine):
+        if source(first, module) == source(second, module) and isinstance(first, cst.SimpleStatementLine):
             merged.append(first)
             continue
         merged.append(_merge(first, second, values, torch_name, condition, module))
@@ -170,7 +160,7 @@ def _check_condition_unchanged(
     """Each `torch.where` computes the condition again: nothing before the last of them may change
     what it reads (the `if` read it once, before either side ran)."""
     read = {node.value for node in iter_nodes(test) if isinstance(node, cst.Name)}
-    condition = _code(test, module)
+    condition = source(test, module)
     for cache in caches:
         if _cache_attribute(cache, module) in condition:
             raise Refused("a cache statement writes what the condition reads")
@@ -254,7 +244,7 @@ def _check_caches(caches: list[cst.BaseStatement], module: cst.Module) -> None:
     if len(set(written)) != len(written):
         raise Refused("both branches write the same cache")
     for statement, attribute in zip(caches, written):
-        text = _code(statement, module)
+        text = source(statement, module)
         if any(other != attribute and other in text for other in written):
             raise Refused("one cache statement reads what another writes")
 
@@ -262,8 +252,8 @@ def _check_caches(caches: list[cst.BaseStatement], module: cst.Module) -> None:
 def _cache_attribute(statement: cst.BaseStatement, module: cst.Module) -> str:
     if isinstance(statement, cst.If):
         call = statement.test.expression  # type: ignore[attr-defined]
-        return f"{_code(call.args[0].value, module)}.{call.args[1].value.evaluated_value}"
-    return _code(statement.body[0].targets[0].target, module)  # type: ignore[attr-defined]
+        return f"{source(call.args[0].value, module)}.{call.args[1].value.evaluated_value}"
+    return source(statement.body[0].targets[0].target, module)  # type: ignore[attr-defined]
 
 
 def _single_assignment(
@@ -277,7 +267,7 @@ def _single_assignment(
             and not isinstance(small.targets[0].target, (cst.Tuple, cst.List))
         ):
             return small.targets[0].target, small.value
-    raise Refused(f"`{_code(statement, module)[:40]}` is not an assignment of one value")
+    raise Refused(f"`{source(statement, module)[:40]}` is not an assignment of one value")
 
 
 def _require_pure(value: cst.BaseExpression, values: FunctionValues) -> None:
@@ -303,12 +293,12 @@ def _merge(
     if isinstance(one, cst.Assign) and isinstance(two, cst.Assign):
         target, value = _single_assignment(first, module)
         other_target, other_value = _single_assignment(second, module)
-        if _code(target, module) != _code(other_target, module):
+        if source(target, module) != source(other_target, module):
             raise Refused("the branches bind different names")
         _require_pure(value, values)
         _require_pure(other_value, values)
         return _assignment(
-            first, torch_name, condition, _code(value, module), _code(other_value, module), module, target=target
+            first, torch_name, condition, source(value, module), source(other_value, module), module, target=target
         )
     if (
         isinstance(one, cst.Expr)
@@ -317,7 +307,7 @@ def _merge(
         and isinstance(two.value, cst.Call)
     ):
         call, other = one.value, two.value
-        if _code(call.func, module) != _code(other.func, module) or len(call.args) != len(other.args):
+        if source(call.func, module) != source(other.func, module) or len(call.args) != len(other.args):
             raise Refused("the branches make different calls")
         arguments: list[str] = []
         for arg, other_arg in zip(call.args, other.args):
@@ -327,7 +317,7 @@ def _merge(
                 or arg.star != other_arg.star
             ):
                 raise Refused("the branches call with different arguments")
-            text, other_text = _code(arg.value, module), _code(other_arg.value, module)
+            text, other_text = source(arg.value, module), source(other_arg.value, module)
             if text != other_text:
                 if arg.star:
                     raise Refused("the branches differ in a `*` argument")
@@ -338,7 +328,7 @@ def _merge(
             arguments.append(f"{prefix}{text}")
         if all(a.value.deep_equals(b.value) for a, b in zip(call.args, other.args)):
             raise Refused("the branches make the same call")
-        return _statement(first, _call_code(_code(call.func, module), arguments))
+        return _statement(first, _callsource(source(call.func, module), arguments))
     raise Refused("the branches do different things")
 
 
@@ -351,12 +341,12 @@ def _assignment(
     module: cst.Module,
     target: cst.BaseExpression | None = None,
 ) -> cst.BaseStatement:
-    target_code = _code(target, module) if target is not None else other
-    where = _call_code(f"{torch_name}.where", [condition, taken, other], indent=len(target_code) + 3)
+    target_code = source(target, module) if target is not None else other
+    where = _callsource(f"{torch_name}.where", [condition, taken, other], indent=len(target_code) + 3)
     return _statement(statement, f"{target_code} = {where}")
 
 
-def _call_code(func: str, arguments: list[str], indent: int = 0) -> str:
+def _callsource(func: str, arguments: list[str], indent: int = 0) -> str:
     """`func(a, b)`, or one argument per line when that is too long."""
     one_line = f"{func}({', '.join(arguments)})"
     if indent + len(one_line) <= _LINE_LENGTH - 8:

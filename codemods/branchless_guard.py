@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.blocks import block_statements
+from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -98,9 +99,9 @@ class BranchlessGuard(Rule):
         if helper_names & {n.value for n in iter_nodes(node.test) if isinstance(n, cst.Name)}:
             return
         module = context.module
-        target = module.code_for_node(repaired).strip()
-        repair = module.code_for_node(last.value).strip()  # type: ignore[attr-defined]
-        test = f" {joiner} ".join(_code(d, module) for d in detectors)
+        target = source(repaired, module)
+        repair = source(last.value, module)  # type: ignore[attr-defined]
+        test = f" {joiner} ".join(source(d, module) for d in detectors)
         if joiner == "|" and _is_identity_elsewhere(last.value, detectors, target, torch_name, module):  # type: ignore[attr-defined]
             assignment = f"{target} = {repair}"
         else:
@@ -112,7 +113,7 @@ class BranchlessGuard(Rule):
         if static:
             replacement: list[cst.BaseStatement] = [
                 node.with_changes(
-                    test=cst.parse_expression(" and ".join(_code(_bare(test), module) for test in static)),
+                    test=cst.parse_expression(" and ".join(source(_bare(test), module) for test in static)),
                     body=node.body.with_changes(body=body),  # type: ignore[attr-defined]
                 )
             ]
@@ -124,10 +125,6 @@ class BranchlessGuard(Rule):
             "repair branchlessly"
         )
         self.propose(node, replacement, anchor=node, message=message, safety=Safety.SAFE)
-
-
-def _code(node: cst.CSTNode, module: cst.Module) -> str:
-    return module.code_for_node(node).strip()
 
 
 def _operands(test: cst.BaseExpression, operator: type) -> list[cst.BaseExpression]:
@@ -249,11 +246,11 @@ def _is_identity_elsewhere(
     """Whether the repair changes nothing the test lets through: a clamp to the dtype's own finite
     range, behind a test (any of) that includes infinities in the repaired tensor. Without an
     infinity every value is finite (or NaN, which clamp keeps)."""
-    tested = {_code(d, module) for d in detectors}
+    tested = {source(d, module) for d in detectors}
     if not tested & {f"{torch_name}.isinf({target}).any()", f"{target}.isinf().any()"}:
         return False
     if not isinstance(repair.func, cst.Attribute) or repair.func.attr.value not in ("clamp", "clip"):
         return False
-    bounds = {arg.keyword.value: _code(arg.value, module) for arg in repair.args if arg.keyword is not None}
+    bounds = {arg.keyword.value: source(arg.value, module) for arg in repair.args if arg.keyword is not None}
     finfo = f"{torch_name}.finfo({target}.dtype)"
     return bounds.get("max") == f"{finfo}.max" and bounds.get("min") in (f"{finfo}.min", f"-{finfo}.max")

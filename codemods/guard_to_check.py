@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.blocks import block_statements
+from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.tensors import FunctionValues
 
@@ -97,7 +98,7 @@ class GuardToCheck(Rule):
         else:
             # A Python scalar read with `.item()`: a symbolic value when Dynamo captures it.
             function_name = f"{torch_name}._check"
-            check = f"{torch_name}.sym_not({context.module.code_for_node(node.test).strip()})"
+            check = f"{torch_name}.sym_not({source(node.test, context.module)})"
             arguments = [check, f"lambda: {message}"] if message else [check]
         one_line = f"{function_name}({', '.join(arguments)})"
         code = one_line if len(one_line) <= 88 else f"{function_name}(\n" + "".join(f"    {a},\n" for a in arguments) + ")"
@@ -166,7 +167,7 @@ def _holds(test: cst.BaseExpression, torch_name: str, module: cst.Module) -> str
         swapped = {cst.Equal: "==", cst.NotEqual: "!="}.get(type(operator))
         if swapped is not None:
             opposite = "!=" if swapped == "==" else "=="
-            left = module.code_for_node(test.left).strip()
-            right = module.code_for_node(test.comparisons[0].comparator).strip()
+            left = source(test.left, module)
+            right = source(test.comparisons[0].comparator, module)
             return f"{left} {opposite} {right}"
-    return f"{torch_name}.logical_not({module.code_for_node(test).strip()})"
+    return f"{torch_name}.logical_not({source(test, module)})"

@@ -59,3 +59,8 @@ def code(nodes: list[cst.CSTNode] | tuple[cst.CSTNode, ...], module: cst.Module,
     for node in nodes:
         node._codegen(state)
     return "".join(state.tokens)
+
+
+def source(node: cst.CSTNode, module: cst.Module) -> str:
+    """The code of one node in `module`'s style, without surrounding blank space."""
+    return code([node], module).strip()

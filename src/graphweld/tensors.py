@@ -13,6 +13,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from graphweld.cst_fast import source
 from graphweld.names import ImportTable
 from graphweld.scopes import target_names
 from graphweld.walk import children
@@ -165,6 +166,15 @@ class FunctionValues:
             value = self.single_value(node.value)
             return value is not None and self.is_boolean(value)
         return False
+
+    def boolean_source(self, test: cst.BaseExpression, module: cst.Module) -> str:
+        """The source of a tensor condition as the boolean tensor `torch.where` and `torch.cond`
+        take: as written when it is one, else its `.bool()` (`if t:` tests t's only element
+        against zero)."""
+        code = source(test, module)
+        if self.is_boolean(test):
+            return code
+        return f"{code}.bool()" if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else f"({code}).bool()"
 
     def impurity(self, node: cst.BaseExpression) -> str | None:
         """Why computing the expression on every input could differ from computing it only where the
