@@ -6,8 +6,9 @@ import libcst as cst
 
 from graphweld.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
+from graphweld.scopes import mentioned_names
 from graphweld.tensors import FunctionValues
-from graphweld.walk import children
+from graphweld.walk import children, iter_nodes
 
 _FROM_LIST = frozenset(("torch.as_tensor", "torch.tensor"))
 
@@ -217,59 +218,37 @@ def _only_iterated(function: cst.FunctionDef, parameter: str) -> bool:
     while stack:
         current = stack.pop()
         if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            if _mentions(current, parameter):
+            if parameter in mentioned_names([current]):
                 return False
             continue
         if isinstance(current, (cst.For, cst.CompFor)):
-            source = current.iter
-            if isinstance(source, cst.Call) and isinstance(source.func, cst.Name) and source.func.value == "enumerate":
-                source = source.args[0].value if len(source.args) == 1 else source
-            if isinstance(source, cst.Name) and source.value == parameter:
-                iterated.add(id(source))
+            name = _iterated_name(current)
+            if name is not None and name.value == parameter:
+                iterated.add(id(name))
         if isinstance(current, cst.Name) and current.value == parameter:
             uses.append(current)
         stack.extend(children(current))
     return bool(uses) and all(id(use) in iterated for use in uses)
 
 
+def _iterated_name(loop: cst.For | cst.CompFor) -> cst.Name | None:
+    """The name a loop iterates, directly or as `enumerate(name)`."""
+    source = loop.iter
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Name) and source.func.value == "enumerate":
+        source = source.args[0].value if len(source.args) == 1 else source
+    return source if isinstance(source, cst.Name) else None
+
+
 def _iterated_names(function: cst.FunctionDef) -> set[str]:
-    """The names `for` loops and comprehensions of the function iterate, directly or through
-    `enumerate(...)`."""
-    names: set[str] = set()
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (cst.For, cst.CompFor)):
-            source = current.iter
-            if isinstance(source, cst.Call) and isinstance(source.func, cst.Name) and source.func.value == "enumerate":
-                source = source.args[0].value if source.args else source
-            if isinstance(source, cst.Name):
-                names.add(source.value)
-        stack.extend(children(current))
-    return names
+    """The names `for` loops and comprehensions of the function iterate."""
+    loops = (node for node in iter_nodes(function.body) if isinstance(node, (cst.For, cst.CompFor)))
+    return {name.value for name in map(_iterated_name, loops) if name is not None}
 
 
 def _loops_over(function: cst.FunctionDef, parameter: str) -> list[cst.For]:
     """The `for` statements of the function that iterate `parameter` (where Dynamo reports the break)."""
-    loops: list[cst.For] = []
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.For):
-            source = current.iter
-            if isinstance(source, cst.Call) and isinstance(source.func, cst.Name) and source.func.value == "enumerate":
-                source = source.args[0].value if source.args else source
-            if isinstance(source, cst.Name) and source.value == parameter:
-                loops.append(current)
-        stack.extend(children(current))
-    return loops
-
-
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name) and current.value == name:
-            return True
-        stack.extend(children(current))
-    return False
+    return [
+        node
+        for node in iter_nodes(function.body)
+        if isinstance(node, cst.For) and (name := _iterated_name(node)) is not None and name.value == parameter
+    ]
