@@ -12,13 +12,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.blocks import block_statements
 from graphweld.explain import CaptureTrial
 from graphweld.names import ImportTable
 from graphweld.positions import node_spans
 from graphweld.regions import COMPILE_DECORATORS
 from graphweld.source import SourceFile
-from graphweld.walk import children
+from graphweld.walk import iter_nodes
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,7 @@ def capture_setting_fix(source: SourceFile, trial: CaptureTrial) -> CaptureSetti
     (or the function decorated with it); a one-line reason when there is none to put them by."""
     module = cst.parse_module(source.text)
     imports = ImportTable()
-    for node in _walk(module):
+    for node in iter_nodes(module):
         if isinstance(node, cst.Import):
             imports.add_import(node)
         elif isinstance(node, cst.ImportFrom):
@@ -77,47 +76,19 @@ def capture_setting_fix(source: SourceFile, trial: CaptureTrial) -> CaptureSetti
     return CaptureSettingFix(source.path, source, replaced.code, line.start_line if line else 1, trial)
 
 
-def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(children(current)))
-
-
 def _compiling_statement(module: cst.Module, imports: ImportTable) -> cst.BaseStatement | None:
     """The first statement (in any block) that calls `torch.compile` or is a function decorated
     with it."""
-    stack: list[cst.BaseStatement] = list(reversed(module.body))
-    while stack:
-        statement = stack.pop()
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            if any(imports.qualify(_decorator_name(d.decorator)) in COMPILE_DECORATORS for d in statement.decorators):
-                return statement
-        if isinstance(statement, cst.SimpleStatementLine):
-            for node in _walk(statement):
-                if isinstance(node, cst.Call) and imports.qualify(node.func) == "torch.compile":
-                    return statement
-            continue
-        inner: list[cst.BaseStatement] = []
-        for block in _blocks(statement):
-            inner.extend(block_statements(block))
-        stack.extend(reversed(inner))
+    for node in iter_nodes(module):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            if any(imports.qualify(_decorator_name(d.decorator)) in COMPILE_DECORATORS for d in node.decorators):
+                return node
+        elif isinstance(node, cst.SimpleStatementLine):
+            calls = (n for n in iter_nodes(node) if isinstance(n, cst.Call))
+            if any(imports.qualify(call.func) == "torch.compile" for call in calls):
+                return node
     return None
 
 
 def _decorator_name(decorator: cst.BaseExpression) -> cst.BaseExpression:
     return decorator.func if isinstance(decorator, cst.Call) else decorator
-
-
-def _blocks(statement: cst.BaseStatement) -> list[cst.BaseSuite]:
-    blocks = []
-    for name in ("body", "orelse", "finalbody"):
-        part = getattr(statement, name, None)
-        if isinstance(part, cst.BaseSuite):
-            blocks.append(part)
-        elif part is not None and isinstance(getattr(part, "body", None), cst.BaseSuite):
-            blocks.append(part.body)
-    for handler in getattr(statement, "handlers", ()):
-        blocks.append(handler.body)
-    return blocks
