@@ -75,6 +75,7 @@ class RuleContext:
         self.breakers = BreakerCatalog(settings, regions.imports)
         self.function_stack: list[cst.FunctionDef] = []
         self._function_values: dict[int, FunctionValues] = {}
+        self._seen_by_run: dict[int, bool] = {}
         # `if` nodes that are the `elif` of another (set by the walk as it enters their `if`).
         self.elif_nodes: set[int] = set()
 
@@ -107,11 +108,15 @@ class RuleContext:
         return (values, torch_name) if torch_name is not None else None
 
     def branches_on_tensor_per_run(self, statement: cst.CSTNode) -> bool:
-        """Whether a run saw Dynamo stop on data-dependent branching at the statement's first line."""
+        """Whether a run saw Dynamo stop on data-dependent branching at the statement's first line
+        (placed once per statement: several rules ask about the same `if`)."""
         if not self.data_dependent_lines:
             return False
-        span = node_spans(self.module, [statement], self.text).get(id(statement))
-        return span is not None and span.start_line in self.data_dependent_lines
+        seen = self._seen_by_run.get(id(statement))
+        if seen is None:
+            span = node_spans(self.module, [statement], self.text).get(id(statement))
+            seen = self._seen_by_run[id(statement)] = span is not None and span.start_line in self.data_dependent_lines
+        return seen
 
     def code(self, node: cst.CSTNode) -> str:
         """Source text of a node on one line, shortened for messages (without its comment)."""
