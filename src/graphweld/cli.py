@@ -201,32 +201,15 @@ def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, device
                     timeout: float):  # type: ignore[no-untyped-def]
     """For review with --entry: the sites a run of the entry saw in the files under `paths`,
     and a function telling how one rewritten file verifies."""
-    from collections import defaultdict
-
     from graphweld.discover import discover
-    from graphweld.entry import DATA_DEPENDENT_BRANCHING, EntryError, parse_compile_options, run_entry
-    from graphweld.review import FileSites
+    from graphweld.entry import EntryError, parse_compile_options, run_entry, sites_by_file
     from graphweld.verify import failed, judge, verdict_line
 
     options = parse_compile_options(compile_options)
     before = run_entry(entry, ("eager", "compiled"), device=device, compile_options=options, timeout=timeout)
     files, _ = discover(paths, settings.exclude)
     under = {os.path.realpath(path) for path in files}
-    lines: dict[str, set[int]] = defaultdict(set)
-    called: dict[str, set[int]] = defaultdict(set)
-    data_dependent: dict[str, set[int]] = defaultdict(set)
-    for site in before.sites:
-        placed = site.in_code(lambda file: file in under)
-        if placed is not None:
-            lines[placed.file].add(placed.line)
-            if placed.called_by_user_code:
-                called[placed.file].add(placed.line)
-            if placed.gb == DATA_DEPENDENT_BRANCHING:
-                data_dependent[placed.file].add(placed.line)
-    sites = {
-        file: FileSites(frozenset(lines[file]), frozenset(called[file]), frozenset(data_dependent[file]))
-        for file in lines
-    }
+    sites, _ = sites_by_file(before, lambda file: file in under)
 
     def verify(path: str, text: str) -> str:
         # Files reviewed earlier are already written; only this one is served from memory.

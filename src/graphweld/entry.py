@@ -19,7 +19,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from graphweld.runner import DYNAMO_SETTINGS
 
@@ -75,6 +75,40 @@ class BreakSite:
         """Whether the function holding the site was called from code outside the standard
         library, torch and graphweld: a helper, not the function torch.compile was handed."""
         return bool(self.caller) and not is_library_file(self.caller)
+
+
+@dataclass(frozen=True)
+class FileSites:
+    """Break lines a run of an entry saw in one file, as `engine.propose` takes them: every site,
+    those in a function the user's code called, and those where Dynamo stopped on data-dependent
+    branching."""
+
+    lines: frozenset[int] = frozenset()
+    called_lines: frozenset[int] = frozenset()
+    data_dependent_lines: frozenset[int] = frozenset()
+
+    @classmethod
+    def of(cls, sites: Iterable[BreakSite]) -> "FileSites":
+        sites = list(sites)
+        return cls(
+            frozenset(site.line for site in sites),
+            frozenset(site.line for site in sites if site.called_by_user_code),
+            frozenset(site.line for site in sites if site.gb == DATA_DEPENDENT_BRANCHING),
+        )
+
+
+def sites_by_file(report: RunReport, wanted: Callable[[str], bool]) -> tuple[dict[str, FileSites], int]:
+    """The run's break sites in the `wanted` files (a break inside library code placed where those
+    files call it), per file, and how many sites lie outside them."""
+    placed: dict[str, list[BreakSite]] = {}
+    outside = 0
+    for site in report.sites:
+        moved = site.in_code(wanted)
+        if moved is None:
+            outside += 1
+        else:
+            placed.setdefault(moved.file, []).append(moved)
+    return {file: FileSites.of(sites) for file, sites in placed.items()}, outside
 
 
 def is_library_file(path: str) -> bool:

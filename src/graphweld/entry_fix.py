@@ -5,13 +5,12 @@ only what verifies (bisecting over files when the whole set fails)."""
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from graphweld.discover import discover
 from graphweld.engine import Change, fix_text
-from graphweld.entry import DATA_DEPENDENT_BRANCHING, EntryError, RunReport, run_entry
+from graphweld.entry import EntryError, RunReport, run_entry, sites_by_file
 from graphweld.rule import Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, read_source
@@ -89,23 +88,9 @@ def _candidates(
     errors: dict[str, str],
 ) -> tuple[dict[str, Candidate], int]:
     """Rewrites of the files (as kept so far) that hold the sites `report` saw."""
-    lines: dict[str, set[int]] = defaultdict(set)
-    called: dict[str, set[int]] = defaultdict(set)
-    data_dependent: dict[str, set[int]] = defaultdict(set)
-    outside = 0
-    for site in report.sites:
-        # A break inside library code (inspect, torch) is fixed where the given files call it.
-        placed = site.in_code(lambda file: file in under)
-        if placed is not None:
-            lines[placed.file].add(placed.line)
-            if placed.called_by_user_code:
-                called[placed.file].add(placed.line)
-            if placed.gb == DATA_DEPENDENT_BRANCHING:
-                data_dependent[placed.file].add(placed.line)
-        else:
-            outside += 1
+    sites, outside = sites_by_file(report, lambda file: file in under)
     candidates: dict[str, Candidate] = {}
-    for real, site_lines in sorted(lines.items()):
+    for real, file_sites in sorted(sites.items()):
         path = under[real]
         try:
             previous = kept.get(path)
@@ -115,9 +100,9 @@ def _candidates(
                 text,
                 path,
                 settings,
-                site_lines=frozenset(site_lines),
-                called_lines=frozenset(called[real]),
-                data_dependent_lines=frozenset(data_dependent[real]),
+                site_lines=file_sites.lines,
+                called_lines=file_sites.called_lines,
+                data_dependent_lines=file_sites.data_dependent_lines,
             )
         except SourceError as exc:
             errors[path] = str(exc)

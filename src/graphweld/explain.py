@@ -8,7 +8,7 @@ from typing import Callable
 
 from graphweld.compare import outputs_equal
 from graphweld.engine import propose
-from graphweld.entry import DATA_DEPENDENT_BRANCHING, BreakSite, EntryError, RunReport, is_library_file
+from graphweld.entry import BreakSite, EntryError, FileSites, RunReport, is_library_file
 from graphweld.settings import Settings
 from graphweld.source import SourceError, read_source
 
@@ -37,15 +37,16 @@ def explain_sites(report: RunReport, settings: Settings) -> list[ExplainedSite]:
         by_file[site.file].append(site)
     explained: list[ExplainedSite] = []
     for path, sites in sorted(by_file.items()):
+        file_sites = FileSites.of(sites)
         try:
             text = read_source(path).text
             proposals = propose(
                 text,
                 path,
                 settings.replace(unsafe_fixes=True),
-                site_lines=frozenset(s.line for s in sites),
-                called_lines=frozenset(s.line for s in sites if s.called_by_user_code),
-                data_dependent_lines=frozenset(s.line for s in sites if s.gb == DATA_DEPENDENT_BRANCHING),
+                site_lines=file_sites.lines,
+                called_lines=file_sites.called_lines,
+                data_dependent_lines=file_sites.data_dependent_lines,
             )
         except SourceError:
             proposals = None

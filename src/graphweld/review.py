@@ -22,6 +22,7 @@ from graphweld.codemods import RULES_BY_ID
 from graphweld.discover import discover
 from graphweld.edits import apply_edits, split_lines
 from graphweld.engine import Change, compiles, propose
+from graphweld.entry import FileSites
 from graphweld.report import unified_diff
 from graphweld.rule import Safety
 from graphweld.settings import Settings
@@ -43,15 +44,6 @@ class Answer(enum.Enum):
     ALL = "a"
     DONE = "d"
     QUIT = "q"
-
-
-@dataclass(frozen=True)
-class FileSites:
-    """Break lines a run of an entry saw in one file (see `engine.propose`)."""
-
-    lines: frozenset[int] = frozenset()
-    called_lines: frozenset[int] = frozenset()
-    data_dependent_lines: frozenset[int] = frozenset()
 
 
 @dataclass
