@@ -501,8 +501,8 @@ def fix_text(
     """Apply every allowed change, repeating until no rule proposes one.
 
     `site_lines`, `called_lines`, `data_dependent_lines`: graph-break lines seen by a run (see
-    `propose`); they are
-    resolved to functions in the first round, which later rounds keep although the lines move.
+    `propose`); they are resolved to functions in the first round, which later rounds keep
+    although the lines move.
     Raises SourceError when the text does not parse. The result always parses: each round's tree
     is the parse of its text (after the first round, the top-level statements that edits touched
     are parsed again and the others kept).

@@ -139,10 +139,7 @@ def results_as_github(results: Iterable[FileResult], applied: bool) -> str:
         if result.error is not None:
             lines.append(f"::error file={_github_property(result.path)}::{_github_data(result.error)}")
             continue
-        sites: list[tuple[Change | Report, str]] = [(c, "fixed" if applied else "would fix") for c in result.applied]
-        sites += [(c, "unsafe fix available (--unsafe-fixes)") for c in result.unsafe_available]
-        sites += [(r, "not fixed") for r in result.reports]
-        for item, action in sites:
+        for item, action in _sites(result, applied):
             location = item.location
             safety = f" [{item.safety.value}]" if isinstance(item, Change) else ""
             properties = ",".join(
@@ -157,6 +154,14 @@ def results_as_github(results: Iterable[FileResult], applied: bool) -> str:
             )
             lines.append(f"::warning {properties}::{_github_data(f'{action}: {item.message}')}")
     return "\n".join(lines)
+
+
+def _sites(result: FileResult, applied: bool) -> list[tuple[Change | Report, str]]:
+    """Every site of a file's result, with what happened to it, for the CI formats."""
+    sites: list[tuple[Change | Report, str]] = [(c, "fixed" if applied else "would fix") for c in result.applied]
+    sites += [(c, "unsafe fix available (--unsafe-fixes)") for c in result.unsafe_available]
+    sites += [(r, "not fixed") for r in result.reports]
+    return sites
 
 
 def _github_data(text: str) -> str:
@@ -202,10 +207,7 @@ def results_as_sarif(results: Iterable[FileResult], rules, applied: bool, versio
                 }
             )
             continue
-        sites: list[tuple[Change | Report, str]] = [(c, "fixed" if applied else "would fix") for c in result.applied]
-        sites += [(c, "unsafe fix available (--unsafe-fixes)") for c in result.unsafe_available]
-        sites += [(r, "not fixed") for r in result.reports]
-        for item, action in sites:
+        for item, action in _sites(result, applied):
             location = item.location
             entry: dict = {
                 "ruleId": item.rule,
