@@ -5,14 +5,15 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.blocks import block_statements
-from graphweld.cst_fast import source
+from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
 from graphweld.scopes import target_names
 from graphweld.tensors import FunctionValues
 from graphweld.walk import iter_nodes
 
-# Generated lines longer than this put the call's arguments one per line.
-_LINE_LENGTH = 99
+# Generated calls longer than this put their arguments one per line (99 columns, less room for
+# the statement's indentation).
+_CALL_WIDTH = 91
 
 
 class Refused(Exception):
@@ -328,7 +329,7 @@ def _merge(
             arguments.append(f"{prefix}{text}")
         if all(a.value.deep_equals(b.value) for a, b in zip(call.args, other.args)):
             raise Refused("the branches make the same call")
-        return _statement(first, _callsource(source(call.func, module), arguments))
+        return _statement(first, call_code(source(call.func, module), arguments, _CALL_WIDTH))
     raise Refused("the branches do different things")
 
 
@@ -342,17 +343,8 @@ def _assignment(
     target: cst.BaseExpression | None = None,
 ) -> cst.BaseStatement:
     target_code = source(target, module) if target is not None else other
-    where = _callsource(f"{torch_name}.where", [condition, taken, other], indent=len(target_code) + 3)
-    return _statement(statement, f"{target_code} = {where}")
-
-
-def _callsource(func: str, arguments: list[str], indent: int = 0) -> str:
-    """`func(a, b)`, or one argument per line when that is too long."""
-    one_line = f"{func}({', '.join(arguments)})"
-    if indent + len(one_line) <= _LINE_LENGTH - 8:
-        return one_line
-    inner = "".join(f"    {argument},\n" for argument in arguments)
-    return f"{func}(\n{inner})"
+    where = call_code(f"{torch_name}.where", [condition, taken, other], _CALL_WIDTH, prefix=f"{target_code} = ")
+    return _statement(statement, where)
 
 
 def _statement(original: cst.BaseStatement, code: str) -> cst.BaseStatement:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.blocks import block_statements
-from graphweld.cst_fast import source
+from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -105,10 +105,7 @@ class BranchlessGuard(Rule):
         if joiner == "|" and _is_identity_elsewhere(last.value, detectors, target, torch_name, module):  # type: ignore[attr-defined]
             assignment = f"{target} = {repair}"
         else:
-            one_line = f"{target} = {torch_name}.where({test}, {repair}, {target})"
-            assignment = one_line if len(one_line) <= 88 else (
-                f"{target} = {torch_name}.where(\n    {test},\n    {repair},\n    {target},\n)"
-            )
+            assignment = call_code(f"{torch_name}.where", [test, repair, target], 88, prefix=f"{target} = ")
         body = [*statements[:-1], cst.parse_statement(assignment + "\n").with_changes(leading_lines=statements[-1].leading_lines)]
         if static:
             replacement: list[cst.BaseStatement] = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.blocks import block_statements
-from graphweld.cst_fast import source
+from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
 from graphweld.tensors import FunctionValues
 
@@ -100,8 +100,7 @@ class GuardToCheck(Rule):
             function_name = f"{torch_name}._check"
             check = f"{torch_name}.sym_not({source(node.test, context.module)})"
             arguments = [check, f"lambda: {message}"] if message else [check]
-        one_line = f"{function_name}({', '.join(arguments)})"
-        code = one_line if len(one_line) <= 88 else f"{function_name}(\n" + "".join(f"    {a},\n" for a in arguments) + ")"
+        code = call_code(function_name, arguments, 88)
         replacement = cst.parse_statement(code + "\n").with_changes(leading_lines=node.leading_lines)
         if on_tensor:
             changes = "a failed check fails asynchronously on CUDA"

@@ -64,3 +64,12 @@ def code(nodes: list[cst.CSTNode] | tuple[cst.CSTNode, ...], module: cst.Module,
 def source(node: cst.CSTNode, module: cst.Module) -> str:
     """The code of one node in `module`'s style, without surrounding blank space."""
     return code([node], module).strip()
+
+
+def call_code(func: str, arguments: list[str], limit: int, prefix: str = "") -> str:
+    """`prefix` and `func(a, b)` on one line when that fits in `limit` columns, else with one
+    argument per line (a generated call, as a formatter would lay it out)."""
+    one_line = f"{prefix}{func}({', '.join(arguments)})"
+    if len(one_line) <= limit:
+        return one_line
+    return f"{prefix}{func}(\n" + "".join(f"    {argument},\n" for argument in arguments) + ")"
