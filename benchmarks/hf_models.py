@@ -17,13 +17,14 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from package_runs import copy_package, explain, fix_entry
 
 ROOT = Path(__file__).parents[1]
 ENTRIES = ROOT / "examples" / "huggingface"
@@ -95,15 +96,6 @@ def run_measure(entry: Path, site: str | None, output: Path, repeats: int) -> di
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def count_breaks(entry: Path, site: str | None) -> int:
-    env = {**os.environ, **({"PYTHONPATH": site} if site else {})}
-    done = subprocess.run(
-        [sys.executable, "-m", "graphweld", "explain", "--format", "json", "--compile-options", "backend=eager", str(entry)],
-        env=env, check=True, capture_output=True, text=True,
-    )
-    return json.loads(done.stdout)["graph_breaks"]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=30)
@@ -129,7 +121,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as scratch:
             reference = Path(scratch) / "installed.pt"
             before = run_measure(entry, None, reference, args.repeats)
-            breaks = count_breaks(entry, None)
+            breaks = explain(sys.executable, entry, None)["graph_breaks"]
             totals["none"] = totals.get("none", 0) + breaks
             eager, compiled = torch.load(reference)
             equal = _equal(eager, compiled)
@@ -137,19 +129,14 @@ def main() -> None:
             modes = [("--unsafe-fixes", ["--unsafe-fixes"])] + ([("safe", [])] if args.safe else [])
             for fixes, options in modes:
                 site = Path(scratch) / fixes.strip("-")
-                shutil.copytree(Path(transformers.__file__).parent, site / "transformers", ignore=shutil.ignore_patterns("__pycache__"))
-                start = time.perf_counter()
-                subprocess.run(
-                    [
-                        sys.executable, "-m", "graphweld", "fix", "--entry", str(entry), *options,
-                        "--compile-options", f"backend={args.fix_backend}", str(site / "transformers"),
-                    ],
-                    env={**os.environ, "PYTHONPATH": str(site)}, check=True, capture_output=True,
+                copy = copy_package(Path(transformers.__file__).parent, site)
+                done, fixing = fix_entry(
+                    sys.executable, entry, copy, [*options, "--compile-options", f"backend={args.fix_backend}"]
                 )
-                fixing = time.perf_counter() - start
+                done.check_returncode()
                 output = site / "outputs.pt"
                 after = run_measure(entry, str(site), output, args.repeats)
-                breaks = count_breaks(entry, str(site))
+                breaks = explain(sys.executable, entry, site)["graph_breaks"]
                 totals[fixes] = totals.get(fixes, 0) + breaks
                 equal = _equal(eager, torch.load(output)[1])
                 print(

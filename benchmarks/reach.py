@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
+
+from package_runs import copy_package, explain, fix_entry
 
 # (model type, inputs): "text" token ids (and decoder ids for encoder-decoder models), "image"
 # pixel values (1, 3, 32, 32), "audio" a waveform of 1,600 samples.
@@ -91,19 +90,6 @@ def GetInput():
 '''
 
 
-def explain(python: str, entry: Path, site: Path | None) -> dict:
-    env = {**os.environ, **({"PYTHONPATH": str(site)} if site else {})}
-    done = subprocess.run(
-        [python, "-m", "graphweld", "explain", "--format", "json", "--compile-options", "backend=eager", str(entry)],
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise RuntimeError((done.stderr or done.stdout).strip().splitlines()[-1])
-    return json.loads(done.stdout)
-
-
 def sites_by_reason(report: dict) -> Counter:
     """Break sites (a line where Dynamo broke the graph or skipped the frame) per (GB id, reason)."""
     return Counter((site["gb"], site["reason"]) for site in report["sites"])
@@ -128,18 +114,9 @@ def run_model(python: str, package: Path, model_type: str, kind: str, scratch: P
     if not before["graph_breaks"] and not before["skipped_frames"]:
         return result  # nothing to fix
     site = scratch / "site"
-    shutil.copytree(package, site / "transformers", ignore=shutil.ignore_patterns("__pycache__"))
-    start = time.perf_counter()
-    fixed = subprocess.run(
-        [
-            python, "-m", "graphweld", "fix", "--entry", str(entry), "--unsafe-fixes",
-            "--compile-options", "backend=eager", "--format", "json", str(site / "transformers"),
-        ],
-        env={**os.environ, "PYTHONPATH": str(site)},
-        capture_output=True,
-        text=True,
-    )  # fmt: skip
-    seconds = time.perf_counter() - start
+    copy = copy_package(package, site)
+    options = ["--unsafe-fixes", "--compile-options", "backend=eager", "--format", "json"]
+    fixed, seconds = fix_entry(python, entry, copy, options)
     rules = Counter()
     if fixed.returncode == 0:
         for applied in json.loads(fixed.stdout).get("kept", {}).values():
