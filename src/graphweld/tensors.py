@@ -184,13 +184,9 @@ class FunctionValues:
             return None
         if isinstance(node, cst.Attribute):
             return self.impurity(node.value)
-        if isinstance(node, (cst.Tuple, cst.List)):
-            for element in node.elements:
-                reason = self.impurity(element.value)
-                if reason:
-                    return reason
-            return None
-        if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation, cst.BooleanOperation)):
+        if isinstance(
+            node, (cst.Tuple, cst.List, cst.BinaryOperation, cst.Comparison, cst.UnaryOperation, cst.BooleanOperation)
+        ):
             for child in _children(node):
                 reason = self.impurity(child)
                 if reason:
@@ -264,6 +260,9 @@ def _children(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield node.right
     elif isinstance(node, cst.UnaryOperation):
         yield node.expression
+    elif isinstance(node, (cst.Tuple, cst.List)):
+        for element in node.elements:
+            yield element.value
     elif isinstance(node, cst.Comparison):
         yield node.left
         for target in node.comparisons:
