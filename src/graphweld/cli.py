@@ -23,6 +23,7 @@ from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.engine import FileResult, RuleSelectionError, process_source, run, selected_rules
 from graphweld.report import (
     Summary,
+    file_diff,
     print_diff,
     results_as_github,
     results_as_json,
@@ -283,7 +284,7 @@ def _fix_paths(
                 continue
             if result.changed and show_diff:
                 assert result.source is not None and result.fixed is not None
-                print_diff(out, unified_diff(result.path, result.source.text, result.fixed))
+                print_diff(out, file_diff(result.path, result.source.text, result.fixed))
             for change in result.applied:
                 err.print(site_line(change, prefix="fixed: " if write else "would fix: "))
             for change in result.unsafe_available:
@@ -310,7 +311,7 @@ def _fix_stdin(name: str, settings: Settings, show_diff: bool, check: bool, outp
     elif show_diff:
         if result.changed:
             assert result.source is not None and result.fixed is not None
-            print_diff(_stdout(), unified_diff(name, result.source.text, result.fixed))
+            print_diff(_stdout(), file_diff(name, result.source.text, result.fixed))
     elif not check:
         # Fixed text (or the input unchanged) to stdout, byte for byte in the input's encoding.
         text_out = result.fixed if result.changed else None

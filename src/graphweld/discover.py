@@ -21,6 +21,7 @@ EXCLUDED_DIRECTORIES = frozenset(
         ".eggs",
         ".git",
         ".hg",
+        ".ipynb_checkpoints",
         ".mypy_cache",
         ".nox",
         ".pants.d",
@@ -39,6 +40,10 @@ EXCLUDED_DIRECTORIES = frozenset(
         "venv",
     }
 )
+
+
+# Python files, and Jupyter notebooks (their code cells are analysed as one module).
+SOURCE_SUFFIXES = (".py", ".ipynb")
 
 
 @dataclass(frozen=True)
@@ -172,7 +177,7 @@ def _is_virtualenv(directory: Path) -> bool:
 
 
 def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[str], list[tuple[str, str]]]:
-    """Python files under `paths` (sorted, unique) and (path, message) for paths that fail."""
+    """Python files and notebooks under `paths` (sorted, unique) and (path, message) for paths that fail."""
     files: list[str] = []
     errors: list[tuple[str, str]] = []
     seen: set[str] = set()
@@ -228,6 +233,6 @@ def _walk(root: Path, base_rules: list[_IgnoreRules]) -> Iterable[str]:
             rules_by_dir[os.path.join(directory, name)] = rules
         dirnames[:] = kept
         for name in sorted(filenames):
-            if name.endswith(".py") and not _is_ignored(absolute / name, False, rules):
+            if name.endswith(SOURCE_SUFFIXES) and not _is_ignored(absolute / name, False, rules):
                 found.append(os.path.join(directory, name))
     return sorted(found)

@@ -31,6 +31,8 @@ class TextEdit:
     end_line: int
     new_text: str
     definitions: bool = False
+    # In a notebook: the 1-based cell the lines are counted in (display only; never applied).
+    cell: int | None = None
 
     def overlaps(self, other: "TextEdit") -> bool:
         return ranges_overlap((self.start_line, self.end_line), (other.start_line, other.end_line))

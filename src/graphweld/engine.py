@@ -12,6 +12,7 @@ repeats on the new text until no rule proposes anything, so a second run changes
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import gc
 import multiprocessing
@@ -21,7 +22,7 @@ import warnings
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 import libcst as cst
 
@@ -30,6 +31,7 @@ from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.discover import discover
 from graphweld.positions import Span, node_spans, simple_statement_lines
 from graphweld.edits import TextEdit, apply_edits, minimal_edits, ranges_overlap, split_lines
+from graphweld.notebook import Notebook, is_notebook, read_notebook
 from graphweld.regions import CompiledRegions
 from graphweld.reparse import spliced_module
 from graphweld.rule import Rule, RuleContext, Safety
@@ -50,6 +52,8 @@ class Location:
     column: int
     end_line: int
     end_column: int
+    # In a notebook: the 1-based cell number, the lines then counted within that cell.
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,9 @@ class Report:
     message: str
 
 
+ChangeOrReport = TypeVar("ChangeOrReport", Change, Report)
+
+
 @dataclass
 class Proposals:
     changes: list[Change] = field(default_factory=list)
@@ -121,6 +128,7 @@ class FileResult:
     reports: list[Report] = field(default_factory=list)
     error: str | None = None
     parsed: bool = False
+    notebook: bool = False  # a Jupyter notebook: `source` and `fixed` are its JSON text
 
     @property
     def changed(self) -> bool:
@@ -484,9 +492,11 @@ def non_overlapping(changes: Iterable[Change]) -> list[Change]:
 @dataclass
 class FixOutcome:
     text: str
-    applied: list[Change]
+    applied: list[Change]  # located in the original text; their edits apply to `proposed_on`
     unsafe_available: list[Change]
     reports: list[Report]
+    # For each applied change, the text of the round that proposed it.
+    proposed_on: list[str] = field(default_factory=list)
 
 
 @collector_paused()
@@ -509,6 +519,8 @@ def fix_text(
     """
     rules = selected_rules(settings)
     applied: list[Change] = []
+    round_edits: list[list[TextEdit]] = []
+    proposed_on: list[str] = []
     current = text
     module: cst.Module | None = None
     site_functions: frozenset[str] = frozenset()
@@ -538,7 +550,7 @@ def fix_text(
         chosen = non_overlapping(allowed)
         if not chosen:
             unsafe = [c for c in proposals.changes if c.safety is Safety.UNSAFE and not settings.unsafe_fixes]
-            return FixOutcome(current, applied, unsafe, proposals.reports)
+            return FixOutcome(current, applied, unsafe, proposals.reports, proposed_on)
         if called_functions:
             # A run's word that a break was seen inside a function no longer holds once the
             # function is rewritten (a helper whose branch became torch.where needs no escape).
@@ -547,9 +559,47 @@ def fix_text(
         edits = [edit for change in chosen for edit in change.edits]
         # The next round's tree: only the top-level statements the edits touched are parsed again.
         module = spliced_module(module, current, edits)
+        proposed_on.extend([current] * len(chosen))
         current = apply_edits(current, edits)
-        applied.extend(sorted(chosen, key=lambda change: (change.location.line, change.location.column)))
+        # A later round's change is located in the text earlier rounds made: report it in the
+        # original text (the `-` side of the diff, and the cells of a notebook as it was).
+        located = []
+        for change in chosen:
+            for earlier in reversed(round_edits):
+                change = _located_before(change, earlier)
+            located.append(change)
+        round_edits.append(edits)
+        applied.extend(sorted(located, key=lambda change: (change.location.line, change.location.column)))
     raise SourceError(f"internal error: rules kept proposing changes after {MAX_ROUNDS} rounds; file left unchanged")
+
+
+def _located_before(change: Change, edits: Sequence[TextEdit]) -> Change:
+    """`change`, proposed on the text `edits` produced, located in the text before them: a line
+    the edits wrote maps to the first line they replaced."""
+    line = _line_before(change.location.line, edits)
+    end_line = max(line, _line_before(change.location.end_line, edits))
+    if (line, end_line) == (change.location.line, change.location.end_line):
+        return change
+    return dataclasses.replace(change, location=dataclasses.replace(change.location, line=line, end_line=end_line))
+
+
+def _line_before(line: int, edits: Sequence[TextEdit]) -> int:
+    """A 1-based line of the text `edits` produced, in the text before them."""
+    shift = 0
+    seen: set[tuple[int, int, str]] = set()
+    for edit in sorted(edits, key=lambda e: (e.start_line, e.end_line)):
+        key = (edit.start_line, edit.end_line, edit.new_text)
+        if edit.definitions and key in seen:
+            continue  # applied once (apply_edits combines the same definitions)
+        seen.add(key)
+        written = len(split_lines(edit.new_text))
+        start = edit.start_line + shift  # 0-based, in the produced text
+        if line - 1 < start:
+            break
+        if line - 1 < start + written:
+            return edit.start_line + 1
+        shift += written - (edit.end_line - edit.start_line)
+    return line - shift
 
 
 # -- files -----------------------------------------------------------------------------------
@@ -557,12 +607,14 @@ def fix_text(
 
 def process_source(path: str, data: bytes, settings: Settings) -> FileResult:
     """Everything a run does for one file's bytes except writing. Never raises."""
-    result = FileResult(path=path)
+    result = FileResult(path=path, notebook=is_notebook(path))
     try:
         source = decode_source(path, data)
         result.source = source
         if not _prefilter(settings)(data):
             return result
+        if result.notebook:
+            return _process_notebook(result, source, settings)
         result.parsed = True
         outcome = fix_text(source.text, path, settings)
         if outcome.text != source.text and not compiles(outcome.text, path) and compiles(source.text, path):
@@ -580,6 +632,59 @@ def process_source(path: str, data: bytes, settings: Settings) -> FileResult:
     except Exception as exc:  # a bug in a rule must not take down the run
         result.error = f"internal error: {type(exc).__name__}: {exc}"
     return result
+
+
+def _process_notebook(result: FileResult, source: SourceFile, settings: Settings) -> FileResult:
+    """A notebook's code cells fixed as one module; the result's texts are the notebook's JSON,
+    and its changes and reports are located in cells. Raises SourceError."""
+    notebook = read_notebook(result.path, source.text)
+    if notebook is None or not notebook.cells:
+        return result  # not a Python notebook, or no code
+    result.parsed = True
+    outcome = fix_text(notebook.module_text, result.path, settings)
+    changed = outcome.text != notebook.module_text
+    if changed and not compiles(outcome.text, result.path) and compiles(notebook.module_text, result.path):
+        raise SourceError("internal error: the rewritten code does not compile (CPython); notebook left unchanged")
+    fixed = notebook.rendered(outcome.text) if changed else source.text
+    if fixed != source.text:
+        source.encode(fixed)
+        result.fixed = fixed
+    result.applied = [
+        in_cell(notebook, change, edits_text=text) for change, text in zip(outcome.applied, outcome.proposed_on)
+    ]
+    # What is left is located in the final text.
+    result.unsafe_available = [in_cell(notebook, change, outcome.text) for change in outcome.unsafe_available]
+    result.reports = [in_cell(notebook, report, outcome.text) for report in outcome.reports]
+    return result
+
+
+def in_cell(
+    notebook: Notebook, item: ChangeOrReport, module_text: str | None = None, edits_text: str | None = None
+) -> ChangeOrReport:
+    """A change or report on a notebook's module text (`module_text`, or the notebook's own),
+    located in its cell instead; a change's edits too (lines of `edits_text`, by default the
+    same text), each with the cell it changes."""
+    start = notebook.position(item.location.line, module_text)
+    end = notebook.position(item.location.end_line, module_text)
+    if start is None:
+        return item
+    location = dataclasses.replace(
+        item.location,
+        cell=start.cell,
+        line=start.line,
+        end_line=end.line if end is not None and end.cell == start.cell else start.line,
+    )
+    if isinstance(item, Report):
+        return dataclasses.replace(item, location=location)
+    edits = []
+    for edit in item.edits:
+        first = notebook.position(edit.start_line + 1, edits_text or module_text)
+        if first is None:
+            edits.append(edit)
+            continue
+        offset = edit.start_line + 1 - first.line
+        edits.append(dataclasses.replace(edit, start_line=edit.start_line - offset, end_line=edit.end_line - offset, cell=first.cell))
+    return dataclasses.replace(item, location=location, edits=tuple(edits))
 
 
 def compiles(text: str, path: str) -> bool:

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from graphweld.engine import Change, FileResult, Report
+from graphweld.notebook import changed_cell_sources, is_notebook
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
@@ -21,6 +22,16 @@ def unified_diff(path: str, old: str, new: str) -> str:
     before, after = (path, path) if path.startswith("/") else (f"a/{path}", f"b/{path}")
     lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=before, tofile=after)
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def file_diff(path: str, old: str, new: str) -> str:
+    """The diff of a file's change; for a notebook, one diff per changed cell, named by the cell
+    (`a/nb.ipynb:cell 4`), of the cells' code rather than of the JSON."""
+    if not is_notebook(path):
+        return unified_diff(path, old, new)
+    return "".join(
+        unified_diff(f"{path}:cell {number}", before, after) for number, before, after in changed_cell_sources(old, new)
+    )
 
 
 def print_diff(console: Console, diff: str) -> None:
@@ -40,14 +51,20 @@ def print_diff(console: Console, diff: str) -> None:
 
 
 def site_line(item: Change | Report, prefix: str = "") -> Text:
-    location = item.location
     text = Text()
-    text.append(f"{item.path}:{location.line}:{location.column}: ", style="bold")
+    text.append(f"{place(item)}: ", style="bold")
     text.append(item.rule, style="magenta")
     if isinstance(item, Change):
         text.append(f" [{item.safety.value}]", style="yellow" if item.safety.value == "unsafe" else "green")
     text.append(f" {prefix}{item.message}")
     return text
+
+
+def place(item: Change | Report) -> str:
+    """`path:line:column`, or `path:cell N:line:column` in a notebook (as ruff writes it)."""
+    location = item.location
+    cell = f"cell {location.cell}:" if location.cell is not None else ""
+    return f"{item.path}:{cell}{location.line}:{location.column}"
 
 
 @dataclass
@@ -100,7 +117,8 @@ class Summary:
 
 def _location_dict(item: Change | Report) -> dict[str, int]:
     location = item.location
-    return {"line": location.line, "column": location.column, "end_line": location.end_line, "end_column": location.end_column}
+    cell = {"cell": location.cell} if location.cell is not None else {}
+    return {**cell, "line": location.line, "column": location.column, "end_line": location.end_line, "end_column": location.end_column}
 
 
 def results_as_json(results: Iterable[FileResult], summary: Summary, applied: bool) -> str:
@@ -119,7 +137,8 @@ def results_as_json(results: Iterable[FileResult], summary: Summary, applied: bo
                     "message": change.message,
                     "applied": was_applied,
                     "edits": [
-                        {"start_line": edit.start_line + 1, "end_line": edit.end_line, "new_text": edit.new_text}
+                        {**({"cell": edit.cell} if edit.cell is not None else {}),
+                         "start_line": edit.start_line + 1, "end_line": edit.end_line, "new_text": edit.new_text}
                         for edit in change.edits
                     ],
                 }

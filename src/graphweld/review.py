@@ -21,9 +21,10 @@ from rich.text import Text
 from graphweld.codemods import RULES_BY_ID
 from graphweld.discover import discover
 from graphweld.edits import apply_edits, split_lines
-from graphweld.engine import Change, compiles, propose
+from graphweld.engine import Change, compiles, in_cell, propose
 from graphweld.entry import FileSites
-from graphweld.report import unified_diff
+from graphweld.notebook import Notebook, is_notebook, read_notebook
+from graphweld.report import file_diff, place
 from graphweld.rule import Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, read_source, write_atomically
@@ -86,12 +87,18 @@ class Review:
         return self.summary
 
     def review_file(self, path: str) -> None:
+        notebook: Notebook | None = None
         try:
             source = read_source(path)
+            if is_notebook(path):
+                # A notebook's code cells are reviewed as one module and written back into cells.
+                notebook = read_notebook(path, source.text)
+                if notebook is None or not notebook.cells:
+                    return
         except SourceError as exc:
             self._error(path, str(exc))
             return
-        text = source.text
+        text = source.text if notebook is None else notebook.module_text
         sites = self.sites.get(os.path.realpath(path), FileSites())
         declined: set[tuple[str, str, str]] = set()
         apply_all = False
@@ -122,7 +129,7 @@ class Review:
                 self.summary.unsafe_not_offered += len(unsafe)
                 break
             change = min(offered, key=lambda c: (c.location.line, c.location.column, c.rule))
-            answer = Answer.YES if apply_all else self._decide(path, text, change)
+            answer = Answer.YES if apply_all else self._decide(path, text, change, notebook)
             if answer in (Answer.YES, Answer.ALL):
                 text = apply_edits(text, list(change.edits))
                 self.summary.accepted += 1
@@ -134,13 +141,20 @@ class Review:
                 continue
             self.summary.quit = answer is Answer.QUIT
             break
-        self._write(path, source, text)
+        self._write(path, source, text, notebook)
 
     # -- one change -------------------------------------------------------------------------------
 
-    def _decide(self, path: str, text: str, change: Change) -> Answer:
+    def _decide(self, path: str, text: str, change: Change, notebook: Notebook | None = None) -> Answer:
         fixed = apply_edits(text, list(change.edits))
-        self._show(path, text, fixed, change)
+        if notebook is None:
+            self._show(path, text, fixed, change)
+        else:
+            try:
+                self._show(path, notebook.rendered(text), notebook.rendered(fixed), in_cell(notebook, change, text))
+            except SourceError as exc:
+                self._error(path, str(exc))
+                return Answer.DONE
         if self.verify is not None:
             with self.console.status("verifying against the entry", spinner="dots"):
                 verdict = self.verify(path, fixed)
@@ -163,7 +177,7 @@ class Review:
     def _show(self, path: str, old: str, new: str, change: Change) -> None:
         rule = RULES_BY_ID.get(change.rule)
         header = Text()
-        header.append(f"{path}:{change.location.line}:{change.location.column}", style="bold")
+        header.append(place(change), style="bold")
         header.append(f"  {change.rule}", style="magenta")
         style = "yellow" if change.safety is Safety.UNSAFE else "green"
         header.append(f" [{change.safety.value}]", style=style)
@@ -172,19 +186,20 @@ class Review:
         if rule is not None:
             self.console.print(Text(f"  {rule.summary}", style="dim"))
         self.console.print(Text(f"  {change.message}"), soft_wrap=True)
-        diff = unified_diff(path, old, new)
+        diff = file_diff(path, old, new)
         self.console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True))
 
     # -- files ------------------------------------------------------------------------------------
 
-    def _write(self, path: str, source, text: str) -> None:  # type: ignore[no-untyped-def]
-        if text == source.text:
+    def _write(self, path: str, source, text: str, notebook: Notebook | None = None) -> None:  # type: ignore[no-untyped-def]
+        if text == (source.text if notebook is None else notebook.module_text):
             return
         if not compiles(text, path):
             self._error(path, "internal error: the accepted changes do not compile; file left unchanged")
             return
         try:
-            write_atomically(path, source.encode(text))
+            data = source.encode(text if notebook is None else notebook.rendered(text))
+            write_atomically(path, data)
         except (SourceError, UnicodeEncodeError) as exc:
             self._error(path, str(exc))
             return
