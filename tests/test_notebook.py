@@ -235,3 +235,15 @@ def test_notebooks_in_other_languages_are_left_alone(tmp_path: Path):
     nbformat.write(notebook, path)
     result = invoke("fix", "--check", str(path))
     assert result.exit_code == 0, result.output
+
+
+def test_ci_formats_name_the_cell_instead_of_a_line_of_the_json(tmp_path: Path):
+    path = make_notebook(tmp_path / "nb.ipynb")
+    annotations = invoke("fix", "--check", "--format", "github", str(path)).stdout.splitlines()
+    assert len(annotations) == 3
+    assert all("line=" not in line.split("::")[1] for line in annotations)
+    assert any("::cell 4:4:9: would fix:" in line for line in annotations)
+    sarif = json.loads(invoke("fix", "--check", "--format", "sarif", str(path)).stdout)
+    results = sarif["runs"][0]["results"]
+    assert {r["message"]["text"].split(": ")[0] for r in results} == {"cell 4:4:9", "cell 4:8:9", "cell 4:9:5"}
+    assert all("region" not in r["locations"][0]["physicalLocation"] and "fixes" not in r for r in results)

@@ -161,17 +161,16 @@ def results_as_github(results: Iterable[FileResult], applied: bool) -> str:
         for item, action in _sites(result, applied):
             location = item.location
             safety = f" [{item.safety.value}]" if isinstance(item, Change) else ""
-            properties = ",".join(
-                (
-                    f"file={_github_property(item.path)}",
-                    f"line={location.line}",
-                    f"col={location.column}",
-                    f"endLine={location.end_line}",
-                    f"endColumn={location.end_column}",
-                    f"title={_github_property(f'graphweld {item.rule}{safety}')}",
-                )
+            # Lines in a notebook's cell are not lines of its file: the cell goes in the message.
+            where = () if location.cell is not None else (
+                f"line={location.line}", f"col={location.column}",
+                f"endLine={location.end_line}", f"endColumn={location.end_column}",
             )
-            lines.append(f"::warning {properties}::{_github_data(f'{action}: {item.message}')}")
+            cell = f"cell {location.cell}:{location.line}:{location.column}: " if location.cell is not None else ""
+            properties = ",".join(
+                (f"file={_github_property(item.path)}", *where, f"title={_github_property(f'graphweld {item.rule}{safety}')}")
+            )
+            lines.append(f"::warning {properties}::{_github_data(f'{cell}{action}: {item.message}')}")
     return "\n".join(lines)
 
 
@@ -228,11 +227,13 @@ def results_as_sarif(results: Iterable[FileResult], rules, applied: bool, versio
             continue
         for item, action in _sites(result, applied):
             location = item.location
+            in_cell = location.cell is not None
+            cell = f"cell {location.cell}:{location.line}:{location.column}: " if in_cell else ""
             entry: dict = {
                 "ruleId": item.rule,
                 "ruleIndex": rule_index.get(item.rule, -1),
                 "level": "warning",
-                "message": {"text": f"{action}: {item.message}"},
+                "message": {"text": f"{cell}{action}: {item.message}"},
                 "locations": [
                     {
                         "physicalLocation": {
@@ -247,8 +248,12 @@ def results_as_sarif(results: Iterable[FileResult], rules, applied: bool, versio
                     }
                 ],
             }
+            if in_cell:
+                # SARIF regions are of the file's text; a notebook's cells are named in the message.
+                del entry["locations"][0]["physicalLocation"]["region"]
             if isinstance(item, Change):
                 entry["properties"] = {"safety": item.safety.value, "applied": action == "fixed"}
+            if isinstance(item, Change) and not in_cell:
                 entry["fixes"] = [
                     {
                         "description": {"text": f"{item.rule} ({item.safety.value})"},
