@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.explain import CaptureTrial
+from graphweld.explanation import CaptureTrial
 from graphweld.names import ImportTable
 from graphweld.positions import node_spans
 from graphweld.regions import COMPILE_DECORATORS

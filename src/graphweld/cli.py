@@ -373,7 +373,7 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
     import json
 
     from graphweld.entry import EntryError, parse_compile_options, run_entry
-    from graphweld.explain import CaptureTrial, explain_sites, measure_capture_settings
+    from graphweld.explanation import CaptureTrial, explain_sites, measure_capture_settings
 
     trials: list[CaptureTrial] = []
     try:
@@ -532,7 +532,7 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
 
     from graphweld.entry import EntryError, parse_compile_options, run_entry
     from graphweld.entry_fix import fix_with_entry
-    from graphweld.explain import measure_capture_settings
+    from graphweld.explanation import measure_capture_settings
 
     err = _stderr()
     try:

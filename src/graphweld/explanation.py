@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from graphweld.compare import outputs_equal
-from graphweld.engine import propose
+from graphweld.engine import Change, propose
 from graphweld.entry import BreakSite, EntryError, FileSites, RunReport, is_library_file
 from graphweld.settings import Settings
 from graphweld.source import SourceError, read_source
@@ -19,6 +19,8 @@ class ExplainedSite:
     rule: str | None
     # "fix", "unsafe fix", "not fixed: <reason>", or "no automatic fix: <hint>"
     action: str
+    # The rule's proposed change, on the file as it is, when a rule fixes the site.
+    change: Change | None = None
 
 
 def user_sites(report: RunReport) -> list[BreakSite]:
@@ -65,7 +67,7 @@ def _explain(site: BreakSite, proposals) -> ExplainedSite:  # type: ignore[no-un
                 or change.resolves_line(site.line)
             ):
                 action = "fix" if change.safety.value == "safe" else "unsafe fix (--unsafe-fixes)"
-                return ExplainedSite(site, change.rule, action)
+                return ExplainedSite(site, change.rule, action, change)
         for report in proposals.reports:
             if report.location.line == site.line:
                 return ExplainedSite(site, report.rule, f"not fixed: {report.message.split(': ')[-1]}")

@@ -1,0 +1,406 @@
+"""graphweld on a live model, in the current process: `graphweld.explain(model, *args, **kwargs)`.
+
+For a notebook or a REPL, where the model is an object the user already holds rather than an entry
+file. The model is compiled here (Dynamo's own graph-break records, as the entry runner collects
+them), called once with the given arguments, and the breaks are explained with the same engine as
+`graphweld explain`: the rule that fixes each site and its proposed change as a diff. The report
+renders as a table in a terminal (rich) and as HTML in Jupyter; `report.fix()` writes the safe
+changes with the same engine as `graphweld fix`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import html
+import os
+import sysconfig
+from pathlib import Path
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from graphweld.edits import apply_edits
+from graphweld.engine import Change, compiles, fix_text
+from graphweld.entry import BreakSite, FileSites, RunReport
+from graphweld.explanation import ExplainedSite, explain_sites
+from graphweld.report import unified_diff
+from graphweld.settings import Settings, find_config_file, load_settings
+from graphweld.source import SourceError, read_source, write_atomically
+
+# What a site in code typed into a notebook or REPL cell gets: graphweld fixes files.
+INTERACTIVE_CODE = "defined in a notebook or REPL cell: fix the notebook with `graphweld fix NOTEBOOK.ipynb`"
+
+
+SKIPPED_FRAME_NOTE = (
+    "A skipped frame hides the breaks after its first one: fix it, restart, and explain again "
+    "(`graphweld fix --entry` repeats this by itself)."
+)
+
+
+@dataclass(frozen=True)
+class Site:
+    """One break site, explained: where, Dynamo's GB id and reason, the rule that fixes it (or
+    why not), and the rule's proposed change as a unified diff ("" when there is none)."""
+
+    file: str
+    line: int
+    gb: str
+    reason: str
+    skipped_frame: bool
+    rule: str | None
+    action: str
+    diff: str = ""
+
+    @property
+    def location(self) -> str:
+        return f"{_short(self.file)}:{self.line}"
+
+
+@dataclass
+class FixResult:
+    """What `ExplainReport.fix()` wrote: files and the rules applied in each, and files skipped."""
+
+    written: dict[str, list[str]] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    unsafe_left: int = 0
+
+    @property
+    def message(self) -> str:
+        if not self.written:
+            lines = ["No file changed."]
+        else:
+            lines = [f"Wrote {len(self.written)} file(s):"]
+            lines += [f"  {_short(path)}: {', '.join(rules)}" for path, rules in sorted(self.written.items())]
+            lines.append("Restart the kernel (or the interpreter) to load the fixed code: "
+                         "modules already imported keep the old functions.")
+        lines += [f"Not written: {_short(path)}: {why}" for path, why in sorted(self.skipped.items())]
+        if self.unsafe_left:
+            lines.append(f"{self.unsafe_left} unsafe fix(es) not applied: report.fix(unsafe=True) applies them.")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.message
+
+    def _repr_html_(self) -> str:
+        return f"<pre>{html.escape(self.message)}</pre>"
+
+
+class ExplainReport:
+    """The graph breaks of one compiled call of a live model, each with its fix."""
+
+    def __init__(self, run: RunReport, sites: list[Site], explained: list[ExplainedSite], settings: Settings) -> None:
+        self.run = run
+        self.sites = sites
+        self._explained = explained
+        self._settings = settings
+
+    # -- totals (before any fix) --------------------------------------------------------------------
+
+    @property
+    def graphs(self) -> int:
+        return self.run.graphs
+
+    @property
+    def graph_breaks(self) -> int:
+        return len(self.run.breaks)
+
+    @property
+    def skipped_frames(self) -> int:
+        return self.run.skipped_frames
+
+    @property
+    def ops(self) -> int:
+        return self.run.ops
+
+    def totals(self) -> dict[str, object]:
+        return {
+            "device": self.run.device,
+            "compiled by": self.run.compiler,
+            "graphs": self.graphs,
+            "ops in graphs": self.ops,
+            "skipped frames": self.skipped_frames,
+            "graph breaks (logged)": self.graph_breaks,
+            "graph break sites": len(self.sites),
+        }
+
+    # -- applying ---------------------------------------------------------------------------------
+
+    def fix(self, unsafe: bool = False, paths: Sequence[str] | None = None) -> FixResult:
+        """Write the fixes for these sites into the files that hold them, with the same engine as
+        `graphweld fix` (safe fixes; `unsafe=True` adds the unsafe ones). Files of installed
+        packages are left alone unless `paths` names them (or a folder holding them); copy a
+        package before rewriting it. Nothing is verified here: `graphweld fix --entry` does that.
+        Restart the kernel afterwards to load the fixed code."""
+        settings = self._settings.replace(unsafe_fixes=unsafe)
+        allowed = [os.path.realpath(path) for path in paths] if paths is not None else None
+        result = FixResult()
+        by_file: dict[str, list[BreakSite]] = defaultdict(list)
+        for explained in self._explained:
+            by_file[explained.site.file].append(explained.site)
+        for path, sites in sorted(by_file.items()):
+            if not os.path.isfile(path):
+                continue  # code typed into a cell: the report says how to fix the notebook
+            real = os.path.realpath(path)
+            if allowed is not None and not any(real == root or real.startswith(root + os.sep) for root in allowed):
+                continue
+            if allowed is None and _installed(real):
+                result.skipped[path] = "in an installed package (pass paths=[...] to include it; copy the package first)"
+                continue
+            file_sites = FileSites.of(sites)
+            try:
+                source = read_source(path)
+                outcome = fix_text(
+                    source.text, path, settings,
+                    site_lines=file_sites.lines, called_lines=file_sites.called_lines,
+                    data_dependent_lines=file_sites.data_dependent_lines,
+                )
+                result.unsafe_left += len(outcome.unsafe_available)
+                if outcome.text == source.text:
+                    continue
+                if not compiles(outcome.text, path):
+                    raise SourceError("internal error: the rewritten code does not compile; file left unchanged")
+                write_atomically(path, source.encode(outcome.text))
+            except (SourceError, UnicodeEncodeError) as exc:
+                result.skipped[path] = str(exc)
+                continue
+            result.written[path] = [change.rule for change in outcome.applied]
+        return result
+
+    # -- rendering --------------------------------------------------------------------------------
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self._table()
+        yield self._totals_table()
+        for site in self.sites:
+            if site.diff:
+                yield Text(f"{site.location}  {site.rule}: {site.action}", style="bold")
+                yield Syntax(site.diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True)
+        if any(site.diff for site in self.sites):
+            yield Text("report.fix() applies the safe fixes to these files (unsafe=True adds the others).")
+        if self.skipped_frames:
+            yield Text(SKIPPED_FRAME_NOTE)
+
+    def _table(self) -> Table | Text:
+        if not self.sites:
+            return Text("No graph breaks.")
+        table = Table(title=f"graph breaks ({self.run.device}, torch {self.run.torch_version})", title_justify="left")
+        for column in ("site", "GB", "type"):
+            table.add_column(column, no_wrap=True)
+        for column in ("reason", "fix"):
+            table.add_column(column, overflow="fold")
+        for site in self.sites:
+            table.add_row(site.location, site.gb, _kind(site), site.reason, _fix_text(site))
+        return table
+
+    def _totals_table(self) -> Table:
+        table = Table(title="totals", title_justify="left", show_header=False)
+        table.add_column("what")
+        table.add_column("value", justify="right")
+        for name, value in self.totals().items():
+            table.add_row(name, str(value))
+        return table
+
+    def __str__(self) -> str:
+        console = Console(width=120, no_color=True, record=True, file=open(os.devnull, "w"))
+        with contextlib.closing(console.file):
+            console.print(self)
+        return console.export_text()
+
+    def __repr__(self) -> str:
+        return (
+            f"<graphweld.ExplainReport: {self.graph_breaks} graph break(s) at {len(self.sites)} site(s), "
+            f"{self.graphs} graph(s), {self.skipped_frames} skipped frame(s); "
+            f"{sum(1 for site in self.sites if site.rule and site.diff)} with a fix>"
+        )
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            "<tr>"
+            + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in (site.location, site.gb, _kind(site), site.reason))
+            + f"<td><code>{html.escape(_fix_text(site))}</code>"
+            + (f"<details><summary>diff</summary>{_diff_html(site.diff)}</details>" if site.diff else "")
+            + "</td></tr>"
+            for site in self.sites
+        )
+        header = "".join(f"<th>{name}</th>" for name in ("site", "GB", "type", "reason", "fix"))
+        breaks = (
+            f"<table class='graphweld-sites'><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>"
+            if self.sites else "<p>No graph breaks.</p>"
+        )
+        totals = "".join(
+            f"<tr><td>{html.escape(name)}</td><td>{html.escape(str(value))}</td></tr>" for name, value in self.totals().items()
+        )
+        hint = "<p><code>report.fix()</code> applies the safe fixes to these files.</p>" if any(s.diff for s in self.sites) else ""
+        if self.skipped_frames:
+            hint += f"<p>{html.escape(SKIPPED_FRAME_NOTE)}</p>"
+        title = f"graph breaks ({html.escape(self.run.device)}, torch {html.escape(self.run.torch_version)})"
+        return (
+            f"<div class='graphweld-report'><h4>{title}</h4>{breaks}"
+            f"<table class='graphweld-totals'><tbody>{totals}</tbody></table>{hint}</div>"
+        )
+
+
+def _kind(site: Site) -> str:
+    return "skipped frame" if site.skipped_frame else "graph break"
+
+
+def _fix_text(site: Site) -> str:
+    return f"{site.rule}: {site.action}" if site.rule else site.action
+
+
+def _diff_html(diff: str) -> str:
+    colours = {"+": "#1a7f37", "-": "#cf222e", "@": "#0969da"}
+    lines = []
+    for line in diff.splitlines():
+        colour = None if line.startswith(("+++", "---")) else colours.get(line[:1])
+        escaped = html.escape(line)
+        lines.append(f"<span style='color:{colour}'>{escaped}</span>" if colour else escaped)
+    return "<pre>" + "\n".join(lines) + "</pre>"
+
+
+def _short(path: str) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return relative if not relative.startswith("..") else path
+
+
+def _installed(path: str) -> bool:
+    paths = sysconfig.get_paths()
+    roots = {os.path.realpath(paths[key]) for key in ("purelib", "platlib")}
+    return any(path.startswith(root + os.sep) for root in roots)
+
+
+# -- running the model --------------------------------------------------------------------------
+
+
+def explain(model: Any, *args: Any, **kwargs: Any) -> ExplainReport:
+    """Compile `model` (an `nn.Module` or a function) in this process, call it once with `args`
+    and `kwargs`, and explain every graph break.
+
+    A model the user compiled already (`torch.compile(model)`, `model.compile()`, a function
+    decorated with `torch.compile`) is measured as it is; anything else is compiled with
+    `torch.compile` defaults. Dynamo's caches are reset first, so every frame is traced again (and
+    compiled code the process holds for other models is compiled again on its next call). The
+    model runs as you left it (train or eval mode, grad enabled or not). Settings come from the
+    `[tool.graphweld]` nearest the current directory.
+    """
+    import torch
+
+    run = _compiled_call(torch, model, args, kwargs)
+    settings = load_settings(find_config_file(Path(".")))
+    explained = explain_sites(run, settings)
+    return ExplainReport(run, _sites(explained, settings), explained, settings)
+
+
+def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict) -> RunReport:
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    from graphweld.runner import GraphCounter, parse_break
+
+    compiled_already = _compiles_itself(torch, model)
+    callable_ = model if compiled_already else torch.compile(model)
+    torch._dynamo.reset()
+    counters.clear()
+    with _graph_break_messages(torch) as messages, GraphCounter() as graphs:
+        callable_(*args, **kwargs)
+    breaks = [parsed for parsed in map(parse_break, messages) if parsed is not None]
+    frames = counters["frames"]
+    device = _device_of(torch, model, args, kwargs)
+    return RunReport(
+        device=device,
+        torch_version=torch.__version__,
+        outputs={},
+        graphs=len(graphs.ops_per_graph),
+        ops=sum(graphs.ops_per_graph),
+        skipped_frames=max(frames["total"] - frames["ok"], sum(b["skipped_frame"] for b in breaks)),
+        compiled_by="entry" if compiled_already else "graphweld",
+        breaks=[
+            BreakSite(
+                file=b["file"], line=b["line"], gb=b["gb"], reason=b["reason"], hint=b["hint"],
+                skipped_frame=b["skipped_frame"], explanation=b["explanation"],
+                stack=tuple((frame[0], frame[1], frame[2]) for frame in b["stack"]),
+            )
+            for b in breaks
+        ],
+    )
+
+
+def _compiles_itself(torch: Any, model: Any) -> bool:
+    from torch._dynamo.eval_frame import OptimizedModule
+
+    if isinstance(model, OptimizedModule) or hasattr(model, "_torchdynamo_orig_callable"):
+        return True
+    return isinstance(model, torch.nn.Module) and getattr(model, "_compiled_call_impl", None) is not None
+
+
+def _device_of(torch: Any, model: Any, args: tuple, kwargs: dict) -> str:
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, torch.Tensor):
+            return str(value.device)
+    if isinstance(model, torch.nn.Module):
+        for parameter in model.parameters():
+            return str(parameter.device)
+    return "cpu"
+
+
+@contextlib.contextmanager
+def _graph_break_messages(torch: Any) -> Iterator[list[str]]:
+    """Dynamo's graph-break records while the block runs; the process's logging set-up (torch's
+    log settings, and the graph-break loggers' handlers, level and propagation) restored after."""
+    import logging
+
+    import torch._logging._internal as log_internal
+
+    from graphweld.runner import _collect_breaks
+
+    def break_loggers() -> dict[str, logging.Logger]:
+        return {
+            name: logging.getLogger(name) for name in list(logging.Logger.manager.loggerDict) if name.endswith("__graph_breaks")
+        }
+
+    saved_state = copy.deepcopy(log_internal._get_log_state())
+    saved_loggers = {name: (list(lg.handlers), lg.propagate, lg.level) for name, lg in break_loggers().items()}
+    collector = _collect_breaks(torch)
+    try:
+        yield collector.messages
+    finally:
+        log_internal._set_log_state(saved_state)
+        log_internal._init_logs()
+        for name, logger in break_loggers().items():
+            handlers, propagate, level = saved_loggers.get(name, ([], True, logging.NOTSET))
+            logger.handlers[:] = handlers
+            logger.propagate = propagate
+            logger.setLevel(level)
+
+
+def _sites(explained: list[ExplainedSite], settings: Settings) -> list[Site]:
+    """Each explained site with its change's diff (against the file as it is on disk)."""
+    texts: dict[str, str | None] = {}
+    sites = []
+    for item in explained:
+        site = item.site
+        if site.file not in texts:
+            try:
+                texts[site.file] = read_source(site.file).text if os.path.isfile(site.file) else None
+            except SourceError:
+                texts[site.file] = None
+        text = texts[site.file]
+        action = item.action
+        if text is None and not os.path.isfile(site.file):
+            action = INTERACTIVE_CODE
+        diff = _diff(site.file, text, item.change) if text is not None and item.change is not None else ""
+        sites.append(Site(site.file, site.line, site.gb, site.reason, site.skipped_frame, item.rule, action, diff))
+    return sites
+
+
+def _diff(path: str, text: str, change: Change) -> str:
+    return unified_diff(_short(path), text, apply_edits(text, list(change.edits)))
