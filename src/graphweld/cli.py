@@ -31,6 +31,7 @@ from graphweld.report import (
     site_line,
     unified_diff,
 )
+from graphweld.progress import StepProgress
 from graphweld.settings import Settings, SettingsError, find_config_file, load_settings
 from graphweld.source import SourceError, write_atomically
 
@@ -177,7 +178,8 @@ def _fix_interactive(
         from graphweld.entry import EntryError
 
         try:
-            with _stderr().status("running the entry eagerly and compiled", spinner="dots"):
+            with StepProgress(_stderr(), "review") as steps:
+                steps.step("running the entry eagerly (the reference) and compiled")
                 verify, sites = _entry_verifier(entry, paths, settings, device, compile_options, timeout)
         except EntryError as exc:
             raise _fail(str(exc))
@@ -379,7 +381,8 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
     try:
         settings = load_settings(config_path or find_config_file(Path(entry.partition("::")[0])))
         options = parse_compile_options(compile_options)
-        with _stderr().status("running the entry under torch.compile", spinner="dots") as status:
+        with StepProgress(_stderr(), "explain") as steps:
+            steps.step("running the entry under torch.compile")
             report = run_entry(entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
             # Breaks on reading tensor values into Python: measure what the Dynamo setting that
             # captures them would change (breaks, graphs, and outputs against eager).
@@ -387,7 +390,7 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
                 report, options,
                 lambda trial_options: run_entry(entry, ("eager", "compiled"), device=device,
                                                 compile_options=trial_options, timeout=timeout),
-                progress=status.update, failed=lambda message: _stderr().print(message, highlight=False),
+                progress=lambda message: steps.step(f"{message}: eager and compiled runs"), failed=steps.note,
             )
     except (EntryError, SettingsError) as exc:
         raise _fail(str(exc))
@@ -465,13 +468,16 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
 
     try:
         options = parse_compile_options(compile_options)
-        with _stderr().status("running BEFORE eagerly and compiled", spinner="dots"):
+        steps = StepProgress(_stderr(), "verify")
+        with steps:
+            steps.step("running BEFORE eagerly (the reference) and compiled")
             before = run_entry(before_entry, ("eager", "compiled"), device=device, compile_options=options, timeout=timeout)
     except EntryError as exc:
         raise _fail(str(exc))
     _note_unused_options(before)
     try:
-        with _stderr().status("running AFTER compiled", spinner="dots"):
+        with steps:
+            steps.step("running AFTER compiled")
             after = run_entry(after_entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
     except RunFailed as exc:
         _table_stdout().print(f"[red]not verified[/]: {failed(exc).problems[0]}")
@@ -537,16 +543,17 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
     err = _stderr()
     try:
         options = parse_compile_options(compile_options)
-        with err.status("graphweld --entry", spinner="dots") as status:
+        with StepProgress(err, "fix --entry") as steps:
             result = fix_with_entry(entry, paths, settings, device=device, compile_options=options, timeout=timeout,
-                                    progress=lambda message: status.update(message))
+                                    progress=steps.step)
             # The breaks left that a capture setting addresses: measured with the kept rewrites.
             overlay = {os.path.realpath(path): candidate.fixed for path, candidate in result.kept.items()}
             trials = measure_capture_settings(
                 result.after or result.before, options,
                 lambda trial_options: run_entry(entry, ("eager", "compiled"), device=device,
                                                 compile_options=trial_options, overlay=overlay, timeout=timeout),
-                progress=status.update, failed=lambda message: err.print(message, highlight=False),
+                progress=lambda message: steps.step(f"{message} with the kept rewrites: eager and compiled runs"),
+                failed=steps.note,
             )
     except EntryError as exc:
         raise _fail(str(exc))

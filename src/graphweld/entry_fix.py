@@ -52,7 +52,7 @@ def fix_with_entry(
     run = lambda overlay, modes: run_entry(  # noqa: E731
         entry, modes, device=device, compile_options=compile_options, overlay=overlay, timeout=timeout
     )
-    progress("running the entry eagerly and compiled")
+    progress("running the entry eagerly (the reference) and compiled")
     before = run({}, ("eager", "compiled"))
     result = EntryFixResult(before=before)
 
@@ -62,12 +62,14 @@ def fix_with_entry(
     report = before
     # A skipped frame hides the breaks after the first one, so each verified round is run again
     # and the sites it reveals are fixed in the next round.
-    for _ in range(MAX_ROUNDS):
+    for round_number in range(1, MAX_ROUNDS + 1):
+        in_round = lambda message, n=round_number: progress(f"round {n}: {message}")  # noqa: E731
+        in_round(f"rewriting the files that hold {len(report.sites)} break site(s)")
         candidates, outside = _candidates(report, under, kept, settings, result.errors)
         result.sites_outside = outside
         if not candidates:
             break
-        accepted, verdict, after = _search(candidates, kept, before, run, progress, result.dropped)
+        accepted, verdict, after = _search(candidates, kept, before, run, in_round, result.dropped)
         if not accepted:
             break
         kept.update(accepted)
@@ -123,8 +125,10 @@ def _search(
 ) -> tuple[dict[str, Candidate], Verdict | None, RunReport]:
     """The largest set of candidates found to verify together with `base` (halving on failure)."""
 
-    def verify(subset: dict[str, Candidate]) -> tuple[Verdict, RunReport | None]:
-        progress(f"verifying rewrites of {len(subset)} file(s)")
+    def verify(subset: dict[str, Candidate], bisecting: bool = False) -> tuple[Verdict, RunReport | None]:
+        changes = sum(len(candidate.applied) for candidate in subset.values())
+        step = "bisecting, verifying" if bisecting else "verifying"
+        progress(f"{step} {changes} change(s) in {len(subset)} file(s) (compiled run)")
         together = {**base, **subset}
         try:
             after = run({os.path.realpath(p): c.fixed for p, c in together.items()}, ("compiled",))
@@ -133,8 +137,10 @@ def _search(
             return failed(exc), None
         return judge(before, after, check_shown=not any(c.unsafe for c in together.values())), after
 
-    def search(subset: dict[str, Candidate]) -> tuple[dict[str, Candidate], Verdict | None, RunReport | None]:
-        verdict, after = verify(subset)
+    def search(
+        subset: dict[str, Candidate], bisecting: bool = False
+    ) -> tuple[dict[str, Candidate], Verdict | None, RunReport | None]:
+        verdict, after = verify(subset, bisecting)
         if verdict.ok:
             return subset, verdict, after
         if len(subset) == 1:
@@ -143,14 +149,14 @@ def _search(
             return {}, None, None
         items = sorted(subset.items())
         middle = len(items) // 2
-        left, left_verdict, left_after = search(dict(items[:middle]))
-        right, right_verdict, right_after = search(dict(items[middle:]))
+        left, left_verdict, left_after = search(dict(items[:middle]), True)
+        right, right_verdict, right_after = search(dict(items[middle:]), True)
         if not left or not right:
             # One half kept nothing: the other half's own verification stands.
             return (left, left_verdict, left_after) if left else (right, right_verdict, right_after)
         merged = {**left, **right}
         if len(merged) < len(subset):
-            verdict, after = verify(merged)
+            verdict, after = verify(merged, True)
             if verdict.ok:
                 return merged, verdict, after
         # Each half verifies alone but not together (the whole set already failed): keep the larger.
