@@ -29,3 +29,18 @@ def test_each_page_has_the_four_sections_of_a_rule_doc():
         text = (DOCS / "rules" / f"{rule.id}.md").read_text(encoding="utf-8")
         for section in ("## What it fixes", "## Why the graph breaks", "## Example", "## Safety", "## Reference"):
             assert section in text, (rule.id, section)
+
+
+def test_every_relative_link_in_the_readme_and_docs_resolves():
+    import re
+
+    from graphweld.docs import GUIDES
+
+    root = DOCS.parent
+    for page, _, _ in GUIDES:
+        assert (DOCS / page).exists(), f"docs/{page} is listed in the index but missing"
+    for document in [root / "README.md", *DOCS.rglob("*.md")]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", document.read_text(encoding="utf-8")):
+            if "://" in target:
+                continue
+            assert (document.parent / target).exists(), f"{document.relative_to(root)} links to missing {target}"

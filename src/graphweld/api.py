@@ -190,7 +190,8 @@ class ExplainReport:
         if not self.sites:
             return Text("No graph breaks.")
         table = Table(title=f"graph breaks ({self.run.device}, torch {self.run.torch_version})", title_justify="left")
-        for column in ("site", "GB", "type"):
+        table.add_column("site", overflow="fold")
+        for column in ("GB", "type"):
             table.add_column(column, no_wrap=True)
         for column in ("reason", "fix"):
             table.add_column(column, overflow="fold")
@@ -265,6 +266,11 @@ def _diff_html(diff: str) -> str:
 
 
 def _short(path: str) -> str:
+    """A path as a person reads it: relative to the current directory, or to site-packages for an
+    installed package (`transformers/models/bart/modeling_bart.py`)."""
+    for root in _site_roots():
+        if path.startswith(root + os.sep):
+            return path[len(root) + 1 :]
     try:
         relative = os.path.relpath(path)
     except ValueError:
@@ -272,10 +278,13 @@ def _short(path: str) -> str:
     return relative if not relative.startswith("..") else path
 
 
-def _installed(path: str) -> bool:
+def _site_roots() -> set[str]:
     paths = sysconfig.get_paths()
-    roots = {os.path.realpath(paths[key]) for key in ("purelib", "platlib")}
-    return any(path.startswith(root + os.sep) for root in roots)
+    return {os.path.realpath(paths[key]) for key in ("purelib", "platlib")}
+
+
+def _installed(path: str) -> bool:
+    return any(path.startswith(root + os.sep) for root in _site_roots())
 
 
 # -- running the model --------------------------------------------------------------------------

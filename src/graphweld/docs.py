@@ -24,10 +24,24 @@ def rule_page(rule: type[Rule]) -> str:
     return f"{GENERATED}\n\n# {rule.id}\n\n{body}\n\n## Reference\n\n{rule.reference}\n"
 
 
+# The hand-written guides beside the rule pages, linked from the index.
+GUIDES = (
+    ("how-it-works.md", "How graphweld fixes graph breaks", "what each rule rewrites, where breaks are found, safety"),
+    ("commands.md", "Commands", "fix, the interactive review, the language server, entries, explain, verify, rules"),
+    ("notebooks.md", "Notebooks and live models", "fixing .ipynb files; graphweld.explain on a model you hold"),
+    ("ci.md", "pre-commit and CI", "the hooks, and GitHub and SARIF output"),
+    ("configuration.md", "Configuration", "[tool.graphweld] and suppression comments"),
+    ("migrating-packages.md", "Migrating an installed package", "Hugging Face transformers, verified by entries"),
+    ("python-api.md", "Using graphweld from Python", "the engine's API"),
+    ("development.md", "Development", "layout, tests, benchmarks, where the time goes"),
+)
+
+
 def index_page(rules: tuple[type[Rule], ...] = RULES) -> str:
     rows = "".join(f"| [`{rule.id}`](rules/{rule.id}.md) | {rule.summary} |\n" for rule in rules)
+    guides = "".join(f"- [{title}]({page}): {what}\n" for page, title, what in GUIDES)
     return (
-        f"{GENERATED}\n\n# graphweld rules\n\n"
+        f"{GENERATED}\n\n# graphweld documentation\n\n## Guides\n\n{guides}\n## Rules\n\n"
         "Each page says what the rule fixes, why the graph breaks, an example, and when the fix is safe. "
         "Rules apply in this order when their changes overlap.\n\n"
         f"| rule | summary |\n| --- | --- |\n{rows}"
