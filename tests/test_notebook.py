@@ -16,6 +16,7 @@ from graphweld.cli import main
 from graphweld.notebook import _source_spans, read_notebook
 from graphweld.review import Review
 from graphweld.settings import Settings
+from test_cli import assert_valid_sarif
 
 IMPORTS = "%pip install -q torch\nimport contextlib\nimport torch"
 
@@ -244,6 +245,7 @@ def test_ci_formats_name_the_cell_instead_of_a_line_of_the_json(tmp_path: Path):
     assert all("line=" not in line.split("::")[1] for line in annotations)
     assert any("::cell 4:4:9: would fix:" in line for line in annotations)
     sarif = json.loads(invoke("fix", "--check", "--format", "sarif", str(path)).stdout)
+    assert_valid_sarif(sarif)
     results = sarif["runs"][0]["results"]
     assert {r["message"]["text"].split(": ")[0] for r in results} == {"cell 4:4:9", "cell 4:8:9", "cell 4:9:5"}
     assert all("region" not in r["locations"][0]["physicalLocation"] and "fixes" not in r for r in results)
