@@ -9,27 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_cli import BROKEN, FIXED
 
 ROOT = Path(__file__).resolve().parent.parent
-
-BROKEN = '''import torch
-
-
-class Scope:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-@torch.compile
-def step(x):
-    with Scope():
-        x = x + 1
-        torch._dynamo.graph_break()
-        return x * 2
-'''
 
 
 def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -73,7 +55,7 @@ def test_the_fixing_hook_fixes_and_blocks_the_commit_until_the_fix_is_staged(tmp
     assert "graphweld" in shown and "files were modified by this hook" in shown, shown
     assert _git(repo, "rev-list", "--all").stdout == ""  # nothing committed
     fixed = (repo / "model.py").read_text()
-    assert "        x = x + 1\n    torch._dynamo.graph_break()\n    with Scope():\n        return x * 2\n" in fixed
+    assert fixed == FIXED
     assert "model.py" in _git(repo, "diff", "--name-only").stdout  # the fix waits to be staged
 
     _git(repo, "add", "model.py")
