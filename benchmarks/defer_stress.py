@@ -16,7 +16,7 @@ import time
 import traceback
 from pathlib import Path
 
-from graphweld import regions
+from graphweld.analysis import regions
 from graphweld.engine import fix_text
 from graphweld.settings import Settings
 from graphweld.source import SourceError

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.blocks import block_statements
+from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import loaded_names, target_names
-from graphweld.tensors import FunctionValues
+from graphweld.analysis.scopes import loaded_names, target_names
+from graphweld.analysis.tensors import FunctionValues
 
 
 class Refused(Exception):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.blocks import block_statements
+from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import target_names
-from graphweld.tensors import FunctionValues
+from graphweld.analysis.scopes import target_names
+from graphweld.analysis.tensors import FunctionValues
 from graphweld.walk import iter_nodes
 
 # Generated calls longer than this put their arguments one per line (99 columns, less room for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.blocks import block_statements
+from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes

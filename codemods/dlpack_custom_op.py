@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.blocks import binds_at_module_level, definitions_anchor
-from graphweld.breakers import DLPACK_BREAKERS, DLPACK_IMPORTERS
+from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
+from graphweld.analysis.breakers import DLPACK_BREAKERS, DLPACK_IMPORTERS
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, loaded_names
+from graphweld.analysis.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, loaded_names
 from graphweld.walk import children, iter_nodes
 
 # Calls that hand the same data over between frameworks: shape and dtype pass through unchanged.

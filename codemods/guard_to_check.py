@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.blocks import block_statements
+from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
-from graphweld.tensors import FunctionValues
+from graphweld.analysis.tensors import FunctionValues
 
 
 class GuardToCheck(Rule):

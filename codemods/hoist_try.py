@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.blocks import block_statements, compound_keyword, nested_breakers, split_at, terminates, with_statements
+from graphweld.analysis.blocks import block_statements, compound_keyword, nested_breakers, split_at, terminates, with_statements
 from graphweld.rule import Rule, Safety
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.blocks import block_statements, compound_keyword, nested_breakers, split_at, with_statements
-from graphweld.breakers import Breaker
+from graphweld.analysis.blocks import block_statements, compound_keyword, nested_breakers, split_at, with_statements
+from graphweld.analysis.breakers import Breaker
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 

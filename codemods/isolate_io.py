@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.blocks import split_at
-from graphweld.breakers import IO_BREAKERS, LOGGING_METHODS
-from graphweld.deferral import (
+from graphweld.analysis.blocks import split_at
+from graphweld.analysis.breakers import IO_BREAKERS, LOGGING_METHODS
+from graphweld.analysis.deferral import (
     STDLIB_LOGGING_METHODS,
     WRAPPER_MARK,
     WRAPPER_PREFIX,
@@ -15,10 +15,10 @@ from graphweld.deferral import (
     plan,
     same_call,
 )
-from graphweld.names import dotted_name
-from graphweld.regions import COMPILE_DECORATORS
+from graphweld.analysis.names import dotted_name
+from graphweld.analysis.regions import COMPILE_DECORATORS
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, mentioned_names, parameter_names
+from graphweld.analysis.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, mentioned_names, parameter_names
 from graphweld.walk import iter_nodes
 
 # Calls deferred through a wrapper, besides logger methods and the configured io-functions.

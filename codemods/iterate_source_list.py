@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.regions import FunctionInfo
+from graphweld.analysis.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import mentioned_names
-from graphweld.tensors import FunctionValues
+from graphweld.analysis.scopes import mentioned_names
+from graphweld.analysis.tensors import FunctionValues
 from graphweld.walk import children, iter_nodes
 
 _FROM_LIST = frozenset(("torch.as_tensor", "torch.tensor"))

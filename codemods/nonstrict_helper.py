@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.blocks import binds_at_module_level, definitions_anchor
-from graphweld.breakers import TENSOR_VALUE_READS, UNTRACEABLE_BREAKERS
-from graphweld.names import is_literal_constant, root_expression
-from graphweld.regions import FunctionInfo
+from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
+from graphweld.analysis.breakers import TENSOR_VALUE_READS, UNTRACEABLE_BREAKERS
+from graphweld.analysis.names import is_literal_constant, root_expression
+from graphweld.analysis.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import (
+from graphweld.analysis.scopes import (
     SCOPE_NODES,
     bound_names,
     is_scope,
@@ -19,7 +19,7 @@ from graphweld.scopes import (
     parameter_names,
     target_names,
 )
-from graphweld.torch_api import nonstrict_trace_name
+from graphweld.analysis.torch_api import nonstrict_trace_name
 from graphweld.walk import children, is_expression, iter_nodes
 
 # Breaks that make a helper a candidate: Dynamo cannot trace it, though it may well be pure. I/O,

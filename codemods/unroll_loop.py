@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.blocks import block_statements
-from graphweld.breakers import TENSOR_VALUE_READS
+from graphweld.analysis.blocks import block_statements
+from graphweld.analysis.breakers import TENSOR_VALUE_READS
 from graphweld.rule import Rule, Safety
-from graphweld.scopes import (
+from graphweld.analysis.scopes import (
     SCOPE_NODES,
     SCOPE_TYPES,
     bound_names,

@@ -7,8 +7,8 @@ import textwrap
 import libcst as cst
 import pytest
 
-from graphweld.breakers import BreakerCatalog
-from graphweld.regions import CompiledRegions
+from graphweld.analysis.breakers import BreakerCatalog
+from graphweld.analysis.regions import CompiledRegions
 from graphweld.settings import Settings
 
 

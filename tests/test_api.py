@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import graphweld  # noqa: E402
-from graphweld.api import INTERACTIVE_CODE, ExplainReport  # noqa: E402
+from graphweld.frontends.api import INTERACTIVE_CODE, ExplainReport  # noqa: E402
 
 MODEL = '''import contextlib
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_entry import EAGER, invoke
 
-from graphweld.entry import EntryError, parse_compile_options
+from graphweld.runs.entry import EntryError, parse_compile_options
 
 ENTRY = Path(__file__).parent / "entries" / "value_reads_entry.py"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from graphweld.cli import main
+from graphweld.frontends.cli import main
 from graphweld.codemods import RULES
 
 BROKEN = '''import torch

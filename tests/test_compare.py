@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from graphweld.compare import compare_outputs, outputs_equal
+from graphweld.runs.compare import compare_outputs, outputs_equal
 
 
 def test_float_tolerance_depends_on_dtype():

@@ -94,8 +94,8 @@ def test_a_plain_model_is_compiled_by_graphweld(workdir: Path):
 def test_a_rewrite_whose_compiled_run_fails_is_dropped_with_the_reason(workdir: Path, monkeypatch: pytest.MonkeyPatch):
     """The rewrite's run raising (here: torch.compile failing inside Dynamo) drops that rewrite
     with the exception's first line; the run goes on and exits as usual."""
-    from graphweld import entry_fix
-    from graphweld.entry import RunFailed
+    from graphweld.runs import entry_fix
+    from graphweld.runs.entry import RunFailed
 
     real_run = entry_fix.run_entry
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphweld.codemods import RULES
-from graphweld.docs import pages
+from graphweld.frontends.docs import pages
 
 DOCS = Path(__file__).parents[1] / "docs"
 
@@ -13,8 +13,8 @@ DOCS = Path(__file__).parents[1] / "docs"
 def test_every_rule_has_a_current_page_and_the_index_lists_it():
     for relative, text in pages().items():
         path = DOCS / relative
-        assert path.exists(), f"{path} is missing: run `python -m graphweld.docs docs/`"
-        assert path.read_text(encoding="utf-8") == text, f"{path} is out of date: run `python -m graphweld.docs docs/`"
+        assert path.exists(), f"{path} is missing: run `python -m graphweld.frontends.docs docs/`"
+        assert path.read_text(encoding="utf-8") == text, f"{path} is out of date: run `python -m graphweld.frontends.docs docs/`"
     index = (DOCS / "index.md").read_text(encoding="utf-8")
     assert all(f"(rules/{rule.id}.md)" in index for rule in RULES)
 
@@ -34,7 +34,7 @@ def test_each_page_has_the_four_sections_of_a_rule_doc():
 def test_every_relative_link_in_the_readme_and_docs_resolves():
     import re
 
-    from graphweld.docs import GUIDES
+    from graphweld.frontends.docs import GUIDES
 
     root = DOCS.parent
     for page, _, _ in GUIDES:

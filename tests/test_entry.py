@@ -13,8 +13,8 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from graphweld.cli import main
-from graphweld.entry import EntryError, parse_compile_options, run_entry
+from graphweld.frontends.cli import main
+from graphweld.runs.entry import EntryError, parse_compile_options, run_entry
 
 EAGER = ["--compile-options", "backend=eager"]
 

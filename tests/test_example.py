@@ -9,7 +9,7 @@ import torch
 from click.testing import CliRunner
 
 from compile_stats import compile_stats, load_module
-from graphweld.cli import main
+from graphweld.frontends.cli import main
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "broken_model.py"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from graphweld.cli import main
+from graphweld.frontends.cli import main
 
 transformers = pytest.importorskip("transformers")
 EXAMPLES = Path(__file__).parents[1] / "examples" / "huggingface"

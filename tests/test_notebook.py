@@ -12,9 +12,9 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from graphweld.cli import main
+from graphweld.frontends.cli import main
 from graphweld.notebook import _source_spans, read_notebook
-from graphweld.review import Review
+from graphweld.frontends.review import Review
 from graphweld.settings import Settings
 from test_cli import assert_valid_sarif
 

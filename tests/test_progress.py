@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from graphweld.cli import main
-from graphweld.progress import StepProgress
+from graphweld.frontends.cli import main
+from graphweld.frontends.progress import StepProgress
 
 
 def test_plain_lines_with_elapsed_time_when_not_a_terminal():

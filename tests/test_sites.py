@@ -8,8 +8,8 @@ import os
 import torch
 import transformers
 
-from graphweld.entry import BreakSite, is_library_file
-from graphweld.runner import parse_break
+from graphweld.runs.entry import BreakSite, is_library_file
+from graphweld.runs.runner import parse_break
 
 LOG = """Graph break in user code at /usr/lib/python3.11/inspect.py:1751
 Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from graphweld.entry import BreakSite, RunFailed, RunReport
-from graphweld.verify import compare_pictures, failed, judge, verdict_line
+from graphweld.runs.entry import BreakSite, RunFailed, RunReport
+from graphweld.runs.verify import compare_pictures, failed, judge, verdict_line
 
 OUTPUT = torch.arange(3.0)
 

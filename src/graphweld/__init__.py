@@ -2,7 +2,7 @@
 
 The core API lives in `graphweld.engine`: `propose` (changes for one text), `fix_text` (apply to a
 fixed point) and `run` (files under paths, in parallel). On a live model, in a notebook or REPL:
-`graphweld.explain(model, *args, **kwargs)` (see `graphweld.api`).
+`graphweld.explain(model, *args, **kwargs)` (see `graphweld.frontends.api`).
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -14,14 +14,14 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0"
 
 if TYPE_CHECKING:  # pragma: no cover
-    from graphweld.api import ExplainReport
+    from graphweld.frontends.api import ExplainReport
 
 
 def explain(model: Any, *args: Any, **kwargs: Any) -> "ExplainReport":
     """Compile `model` here, call it with `args` and `kwargs`, and explain every graph break: a
     report with each site, the rule that fixes it and its diff, which renders as a table (and as
-    HTML in Jupyter); `report.fix()` writes the safe fixes. See `graphweld.api.explain`."""
+    HTML in Jupyter); `report.fix()` writes the safe fixes. See `graphweld.frontends.api.explain`."""
     # Imported on use: `import graphweld` stays light for the command line (no torch).
-    from graphweld.api import explain as explain_model
+    from graphweld.frontends.api import explain as explain_model
 
     return explain_model(model, *args, **kwargs)

@@ -1,3 +1,3 @@
-from graphweld.cli import main
+from graphweld.frontends.cli import main
 
 main()

@@ -32,7 +32,7 @@ from graphweld.discover import discover
 from graphweld.positions import Span, node_spans, simple_statement_lines
 from graphweld.edits import TextEdit, apply_edits, minimal_edits, ranges_overlap, split_lines
 from graphweld.notebook import Notebook, is_notebook, read_notebook
-from graphweld.regions import CompiledRegions
+from graphweld.analysis.regions import CompiledRegions
 from graphweld.reparse import spliced_module
 from graphweld.rule import Rule, RuleContext, Safety
 from graphweld.settings import Settings
@@ -165,8 +165,8 @@ def _prefilter(settings: Settings) -> Callable[[bytes], bool]:
     rules = selected_rules(settings)
     if not rules:
         return lambda data: False
-    from graphweld.breakers import BreakerCatalog
-    from graphweld.names import ImportTable
+    from graphweld.analysis.breakers import BreakerCatalog
+    from graphweld.analysis.names import ImportTable
 
     words = BreakerCatalog(settings, ImportTable()).prefilter_words()
     # A breaking call writes its name before `(`, or the name is imported under another one.

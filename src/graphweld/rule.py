@@ -17,11 +17,11 @@ from typing import ClassVar, Sequence
 import libcst as cst
 
 from graphweld import cst_fast
-from graphweld.breakers import BreakerCatalog
+from graphweld.analysis.breakers import BreakerCatalog
 from graphweld.positions import node_spans
-from graphweld.regions import CompiledRegions
+from graphweld.analysis.regions import CompiledRegions
 from graphweld.settings import Settings
-from graphweld.tensors import FunctionValues
+from graphweld.analysis.tensors import FunctionValues
 
 
 class Safety(str, enum.Enum):

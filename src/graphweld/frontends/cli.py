@@ -21,7 +21,7 @@ from rich.text import Text
 
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.engine import FileResult, RuleSelectionError, process_source, run, selected_rules
-from graphweld.report import (
+from graphweld.frontends.report import (
     Summary,
     file_diff,
     print_diff,
@@ -31,7 +31,7 @@ from graphweld.report import (
     site_line,
     unified_diff,
 )
-from graphweld.progress import StepProgress
+from graphweld.frontends.progress import StepProgress
 from graphweld.settings import Settings, SettingsError, find_config_file, load_settings
 from graphweld.source import SourceError, write_atomically
 
@@ -167,7 +167,7 @@ def _fix_interactive(
 ) -> int:
     import signal
 
-    from graphweld.review import Review
+    from graphweld.frontends.review import Review
 
     # Ctrl-C must stop the review even when started from a shell that ignores SIGINT for
     # background jobs (the disposition is inherited).
@@ -175,7 +175,7 @@ def _fix_interactive(
     console = _stdout()
     verify = sites = None
     if entry is not None:
-        from graphweld.entry import EntryError
+        from graphweld.runs.entry import EntryError
 
         try:
             with StepProgress(_stderr(), "review") as steps:
@@ -205,8 +205,8 @@ def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, device
     """For review with --entry: the sites a run of the entry saw in the files under `paths`,
     and a function telling how one rewritten file verifies."""
     from graphweld.discover import discover
-    from graphweld.entry import EntryError, parse_compile_options, run_entry, sites_by_file
-    from graphweld.verify import failed, judge, verdict_line
+    from graphweld.runs.entry import EntryError, parse_compile_options, run_entry, sites_by_file
+    from graphweld.runs.verify import failed, judge, verdict_line
 
     options = parse_compile_options(compile_options)
     before = run_entry(entry, ("eager", "compiled"), device=device, compile_options=options, timeout=timeout)
@@ -374,8 +374,8 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
     """Run ENTRY under torch.compile and list every graph break, with the rule that fixes it."""
     import json
 
-    from graphweld.entry import EntryError, parse_compile_options, run_entry
-    from graphweld.explanation import CaptureTrial, explain_sites, measure_capture_settings
+    from graphweld.runs.entry import EntryError, parse_compile_options, run_entry
+    from graphweld.runs.explanation import CaptureTrial, explain_sites, measure_capture_settings
 
     trials: list[CaptureTrial] = []
     try:
@@ -463,8 +463,8 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
 
     Exit 0 when equal and not worse, 1 otherwise, 2 on errors.
     """
-    from graphweld.entry import EntryError, RunFailed, parse_compile_options, run_entry
-    from graphweld.verify import failed, judge
+    from graphweld.runs.entry import EntryError, RunFailed, parse_compile_options, run_entry
+    from graphweld.runs.verify import failed, judge
 
     try:
         options = parse_compile_options(compile_options)
@@ -536,9 +536,9 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
     import json
     import os
 
-    from graphweld.entry import EntryError, parse_compile_options, run_entry
-    from graphweld.entry_fix import fix_with_entry
-    from graphweld.explanation import measure_capture_settings
+    from graphweld.runs.entry import EntryError, parse_compile_options, run_entry
+    from graphweld.runs.entry_fix import fix_with_entry
+    from graphweld.runs.explanation import measure_capture_settings
 
     err = _stderr()
     try:
@@ -616,7 +616,7 @@ def _capture_setting_fix(entry: str, trials, settings: Settings, write: bool, er
     torch.compile call (and the fix), or a note saying why not (None when no setting helped)."""
     import libcst as cst
 
-    from graphweld.capture_fix import best_trial, capture_setting_fix
+    from graphweld.runs.capture_fix import best_trial, capture_setting_fix
     from graphweld.source import read_source
 
     trial = best_trial(trials)
@@ -642,7 +642,7 @@ def _capture_setting_fix(entry: str, trials, settings: Settings, write: bool, er
 @main.command()
 def lsp() -> None:
     """Run the language server over stdio (for editors: diagnostics and quick fixes)."""
-    from graphweld.lsp import main as serve
+    from graphweld.frontends.lsp import main as serve
 
     serve()
 

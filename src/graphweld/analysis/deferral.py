@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from graphweld.breakers import TENSOR_VALUE_READS
-from graphweld.names import ImportTable, dotted_name, is_literal_constant, root_expression
-from graphweld.scopes import bound_names, is_scope, parameter_names, target_names
+from graphweld.analysis.breakers import TENSOR_VALUE_READS
+from graphweld.analysis.names import ImportTable, dotted_name, is_literal_constant, root_expression
+from graphweld.analysis.scopes import bound_names, is_scope, parameter_names, target_names
 from graphweld.walk import children, iter_nodes
 
 WRAPPER_PREFIX = "_deferred_"

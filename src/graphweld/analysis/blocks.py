@@ -6,7 +6,7 @@ from typing import Callable, Iterator, Sequence
 
 import libcst as cst
 
-from graphweld.breakers import Breaker, BreakerCatalog
+from graphweld.analysis.breakers import Breaker, BreakerCatalog
 from graphweld.walk import iter_nodes
 
 

@@ -14,8 +14,8 @@ from typing import Iterator
 import libcst as cst
 
 from graphweld.cst_fast import source
-from graphweld.names import ImportTable
-from graphweld.scopes import target_names
+from graphweld.analysis.names import ImportTable
+from graphweld.analysis.scopes import target_names
 from graphweld.walk import children
 
 # torch functions that return a tensor for any arguments.

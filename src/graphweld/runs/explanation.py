@@ -6,9 +6,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable
 
-from graphweld.compare import outputs_equal
+from graphweld.runs.compare import outputs_equal
 from graphweld.engine import Change, propose
-from graphweld.entry import BreakSite, EntryError, FileSites, RunReport, is_library_file
+from graphweld.runs.entry import BreakSite, EntryError, FileSites, RunReport, is_library_file
 from graphweld.settings import Settings
 from graphweld.source import SourceError, read_source
 

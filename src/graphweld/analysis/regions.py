@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from graphweld.names import ImportTable, dotted_name
+from graphweld.analysis.names import ImportTable, dotted_name
 from graphweld.walk import walk
 
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch._dynamo.optimize"})

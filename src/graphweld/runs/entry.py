@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from graphweld.runner import DYNAMO_SETTINGS
+from graphweld.runs.runner import DYNAMO_SETTINGS
 
 DEFAULT_TIMEOUT = 600
 # Dynamo's id for a branch on a tensor's value ("Data-dependent branching").
@@ -122,7 +122,8 @@ def is_library_file(path: str) -> bool:
     return under(torch_roots) or under((_GRAPHWELD_ROOT,)) or (under(stdlib_roots) and not under(site_roots))
 
 
-_GRAPHWELD_ROOT = os.path.dirname(os.path.realpath(__file__))
+# The package root (this module is in graphweld/runs/): every file of graphweld is library code.
+_GRAPHWELD_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 @functools.lru_cache(maxsize=1)
@@ -215,7 +216,7 @@ def run_entry(
             json.dump(request, handle)
         try:
             completed = subprocess.run(
-                [sys.executable, "-m", "graphweld.runner", request_path, result_path],
+                [sys.executable, "-m", "graphweld.runs.runner", request_path, result_path],
                 capture_output=True,
                 text=True,
                 timeout=timeout,

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from graphweld.compare import LeafComparison, compare_outputs
-from graphweld.entry import EntryError, RunFailed, RunReport
+from graphweld.runs.compare import LeafComparison, compare_outputs
+from graphweld.runs.entry import EntryError, RunFailed, RunReport
 
 
 @dataclass(frozen=True)

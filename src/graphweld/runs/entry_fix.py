@@ -10,11 +10,11 @@ from typing import Any, Callable, Sequence
 
 from graphweld.discover import discover
 from graphweld.engine import Change, fix_text
-from graphweld.entry import EntryError, RunReport, run_entry, sites_by_file
+from graphweld.runs.entry import EntryError, RunReport, run_entry, sites_by_file
 from graphweld.rule import Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, read_source
-from graphweld.verify import Verdict, failed, judge
+from graphweld.runs.verify import Verdict, failed, judge
 
 
 @dataclass

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.explanation import CaptureTrial
-from graphweld.names import ImportTable
+from graphweld.runs.explanation import CaptureTrial
+from graphweld.analysis.names import ImportTable
 from graphweld.positions import node_spans
-from graphweld.regions import COMPILE_DECORATORS
+from graphweld.analysis.regions import COMPILE_DECORATORS
 from graphweld.source import SourceFile
 from graphweld.walk import iter_nodes
 

@@ -27,9 +27,9 @@ from rich.text import Text
 
 from graphweld.edits import apply_edits
 from graphweld.engine import Change, compiles, fix_text
-from graphweld.entry import BreakSite, FileSites, RunReport
-from graphweld.explanation import ExplainedSite, explain_sites
-from graphweld.report import unified_diff
+from graphweld.runs.entry import BreakSite, FileSites, RunReport
+from graphweld.runs.explanation import ExplainedSite, explain_sites
+from graphweld.frontends.report import unified_diff
 from graphweld.settings import Settings, find_config_file, load_settings
 from graphweld.source import SourceError, read_source, write_atomically
 
@@ -313,7 +313,7 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict) -> RunRepo
     import torch._dynamo
     from torch._dynamo.utils import counters
 
-    from graphweld.runner import GraphCounter, parse_break
+    from graphweld.runs.runner import GraphCounter, parse_break
 
     compiled_already = _compiles_itself(torch, model)
     callable_ = model if compiled_already else torch.compile(model)
@@ -369,7 +369,7 @@ def _graph_break_messages(torch: Any) -> Iterator[list[str]]:
 
     import torch._logging._internal as log_internal
 
-    from graphweld.runner import _collect_breaks
+    from graphweld.runs.runner import _collect_breaks
 
     def break_loggers() -> dict[str, logging.Logger]:
         return {

@@ -22,9 +22,9 @@ from graphweld.codemods import RULES_BY_ID
 from graphweld.discover import discover
 from graphweld.edits import apply_edits, split_lines
 from graphweld.engine import Change, compiles, in_cell, propose
-from graphweld.entry import FileSites
+from graphweld.runs.entry import FileSites
 from graphweld.notebook import Notebook, is_notebook, read_notebook
-from graphweld.report import file_diff, place
+from graphweld.frontends.report import file_diff, place
 from graphweld.rule import Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, read_source, write_atomically

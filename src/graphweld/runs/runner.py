@@ -1,4 +1,4 @@
-"""The entry runner: runs inside a subprocess (`python -m graphweld.runner REQUEST RESULT`).
+"""The entry runner: runs inside a subprocess (`python -m graphweld.runs.runner REQUEST RESULT`).
 
 It loads an entry (seed 000's convention: `my_model_function()` returns the model or function,
 `GetInput()` its input), serves rewritten sources through an import overlay, runs the model

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.names import ImportTable, dotted_name
+from graphweld.analysis.names import ImportTable, dotted_name
 from graphweld.settings import Settings
 from graphweld.walk import children
 
