@@ -249,3 +249,36 @@ def test_ci_formats_name_the_cell_instead_of_a_line_of_the_json(tmp_path: Path):
     results = sarif["runs"][0]["results"]
     assert {r["message"]["text"].split(": ")[0] for r in results} == {"cell 4:4:9", "cell 4:8:9", "cell 4:9:5"}
     assert all("region" not in r["locations"][0]["physicalLocation"] and "fixes" not in r for r in results)
+
+
+def test_an_added_definition_goes_into_the_cell_that_needs_it(tmp_path: Path):
+    torch = pytest.importorskip("torch")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("import torch\nfrom torch import nn"),
+        nbformat.v4.new_markdown_cell("The model"),
+        nbformat.v4.new_code_cell(
+            "class Net(nn.Module):\n    def forward(self, x):\n        h = x.relu()\n"
+            "        print(\"norm\", h.norm())\n        return h * 2"
+        ),
+        nbformat.v4.new_code_cell("result = torch.compile(Net(), backend=\"eager\")(torch.arange(3.0))"),
+    ]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(notebook, path)
+    before = read_notebook(str(path), path.read_text(encoding="utf-8"))
+    assert invoke("fix", str(path)).exit_code == 0
+    sources = cell_sources(path)
+    assert sources[0] == "import torch\nfrom torch import nn"  # the imports cell is left as it was
+    assert sources[2].startswith("def _deferred_print(*args):\n")
+    assert '        _deferred_print("norm", h.norm())\n' in sources[2]
+    assert invoke("fix", "--check", str(path)).exit_code == 0  # a second run changes nothing
+    after = read_notebook(str(path), path.read_text(encoding="utf-8"))
+    shown = []
+    for notebook_code in (before, after):
+        printed = io.StringIO()
+        torch._dynamo.reset()
+        namespace: dict[str, object] = {}
+        with contextlib.redirect_stdout(printed):
+            exec(compile(notebook_code.module_text, "<cells>", "exec"), namespace)
+        shown.append((namespace["result"].tolist(), printed.getvalue()))
+    assert shown[0] == shown[1] == ([0.0, 2.0, 4.0], "norm tensor(2.2361)\n")

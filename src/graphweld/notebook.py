@@ -16,6 +16,7 @@ Cells of other cell magics (`%%bash`, `%%writefile`, ...) are not Python and are
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import warnings
@@ -143,6 +144,41 @@ class Notebook:
             sources[cell.index] = text
         if seen != set(originals):
             raise SourceError("a fix would drop an IPython line; notebook left unchanged")
+        return self._definitions_moved_to_users(sources)
+
+    def _definitions_moved_to_users(self, sources: dict[int, str]) -> dict[int, str]:
+        """Definitions a fix added to one cell (a wrapper or custom op, placed after the imports,
+        so often in the imports cell) moved to the first later cell that uses them, when no
+        earlier cell does: the fix then stays in the cell it belongs to."""
+        order = [cell.index for cell in self.cells]
+        moved: dict[int, list[str]] = {}
+        for position, cell in enumerate(self.cells):
+            old_lines = split_lines(_ending_in_newline(cell.source))
+            new_lines = split_lines(_ending_in_newline(sources[cell.index]))
+            matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+            kept: list[str] = []
+            for tag, _, _, first, last in matcher.get_opcodes():
+                block = new_lines[first:last]
+                names = _defined_names(block) if tag == "insert" else None
+                if names:
+                    rest = "".join(kept) + "".join(new_lines[last:])
+                    users = [
+                        index for index in order[position + 1 :] if _mentions(sources[index], names)
+                    ]
+                    if users and not _mentions(rest, names) and not any(
+                        _mentions(sources[index], names) for index in order[:position]
+                    ):
+                        moved.setdefault(users[0], []).append("".join(block).strip("\r\n") + "\n")
+                        continue
+                kept.extend(block)
+            if len(kept) == len(new_lines):
+                continue  # nothing moved out of this cell
+            if [line for line in kept if line.strip()] == [line for line in old_lines if line.strip()]:
+                sources[cell.index] = cell.source  # only definitions had been added here
+            else:
+                sources[cell.index] = _ending_like(cell.source, "".join(kept))
+        for index, blocks in moved.items():
+            sources[index] = _with_definitions(sources[index], blocks)
         return sources
 
     def rendered(self, module_text: str) -> str:
@@ -166,6 +202,56 @@ class Notebook:
         """Each cell whose source `module_text` changes, with its new source."""
         sources = self.cell_sources(module_text)
         return [(cell, sources[cell.index]) for cell in self.cells if sources[cell.index] != cell.source]
+
+
+def _ending_in_newline(text: str) -> str:
+    return text if not text or text.endswith(("\n", "\r")) else text + "\n"
+
+
+def _ending_like(original: str, text: str) -> str:
+    """`text` (ending in a newline) ending as the cell's original source did."""
+    if original.endswith(("\n", "\r")) or not text.endswith("\n"):
+        return text
+    return text[:-2] if text.endswith("\r\n") else text[:-1]
+
+
+def _defined_names(block: list[str]) -> set[str]:
+    """The names a block of whole top-level statements defines, when it defines a function or
+    class and does nothing else but register it; empty otherwise."""
+    import ast
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            statements = ast.parse("".join(block)).body
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for statement in statements:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+            return set()
+    return names
+
+
+def _mentions(text: str, names: set[str]) -> bool:
+    return any(re.search(rf"(?<![\w.]){re.escape(name)}\b", text) for name in names)
+
+
+def _with_definitions(source: str, blocks: list[str]) -> str:
+    """`source` with definition blocks after its leading imports, comments and IPython lines."""
+    lines = split_lines(source)
+    head = 0
+    while head < len(lines) and (
+        not lines[head].strip() or lines[head].lstrip().startswith(("#", "import ", "from ", "%", "!"))
+    ):
+        head += 1
+    before, after = "".join(lines[:head]), "".join(lines[head:])
+    definitions = "\n\n".join(blocks)
+    if before and not before.endswith("\n\n"):
+        before = before.rstrip("\r\n") + "\n\n\n"
+    return before + definitions + ("\n\n" + after if after else "")
 
 
 def _cell_starts(module_text: str) -> list[tuple[int, int]]:
