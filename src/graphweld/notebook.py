@@ -198,11 +198,6 @@ class Notebook:
         out.append(self.raw[position:])
         return "".join(out)
 
-    def changed_cells(self, module_text: str) -> list[tuple[Cell, str]]:
-        """Each cell whose source `module_text` changes, with its new source."""
-        sources = self.cell_sources(module_text)
-        return [(cell, sources[cell.index]) for cell in self.cells if sources[cell.index] != cell.source]
-
 
 def _ending_in_newline(text: str) -> str:
     return text if not text or text.endswith(("\n", "\r")) else text + "\n"
