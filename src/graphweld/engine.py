@@ -128,7 +128,6 @@ class FileResult:
     reports: list[Report] = field(default_factory=list)
     error: str | None = None
     parsed: bool = False
-    notebook: bool = False  # a Jupyter notebook: `source` and `fixed` are its JSON text
 
     @property
     def changed(self) -> bool:
@@ -606,55 +605,44 @@ def _line_before(line: int, edits: Sequence[TextEdit]) -> int:
 
 
 def process_source(path: str, data: bytes, settings: Settings) -> FileResult:
-    """Everything a run does for one file's bytes except writing. Never raises."""
-    result = FileResult(path=path, notebook=is_notebook(path))
+    """Everything a run does for one file's bytes except writing. Never raises.
+
+    A notebook's code cells are fixed as one module; its result's texts are the notebook's JSON,
+    and its changes and reports are located in cells.
+    """
+    result = FileResult(path=path)
     try:
         source = decode_source(path, data)
         result.source = source
         if not _prefilter(settings)(data):
             return result
-        if result.notebook:
-            return _process_notebook(result, source, settings)
+        notebook = read_notebook(path, source.text) if is_notebook(path) else None
+        if is_notebook(path) and (notebook is None or not notebook.cells):
+            return result  # not a Python notebook, or no code
+        text = source.text if notebook is None else notebook.module_text
         result.parsed = True
-        outcome = fix_text(source.text, path, settings)
-        if outcome.text != source.text and not compiles(outcome.text, path) and compiles(source.text, path):
+        outcome = fix_text(text, path, settings)
+        if outcome.text != text and not compiles(outcome.text, path) and compiles(text, path):
             raise SourceError("internal error: the rewritten code does not compile (CPython); file left unchanged")
-        if outcome.text != source.text:
-            source.encode(outcome.text)  # fails early if the text cannot be written back
-            result.fixed = outcome.text
-        result.applied = outcome.applied
-        result.unsafe_available = outcome.unsafe_available
-        result.reports = outcome.reports
+        fixed = outcome.text
+        if notebook is not None:
+            fixed = notebook.rendered(outcome.text) if outcome.text != text else source.text
+        if fixed != source.text:
+            source.encode(fixed)  # fails early if the text cannot be written back
+            result.fixed = fixed
+        if notebook is None:
+            result.applied, result.unsafe_available, result.reports = outcome.applied, outcome.unsafe_available, outcome.reports
+        else:
+            result.applied = [in_cell(notebook, c, edits_text=t) for c, t in zip(outcome.applied, outcome.proposed_on)]
+            # What is left is located in the final text.
+            result.unsafe_available = [in_cell(notebook, c, outcome.text) for c in outcome.unsafe_available]
+            result.reports = [in_cell(notebook, r, outcome.text) for r in outcome.reports]
     except SourceError as exc:
         result.error = str(exc)
     except UnicodeEncodeError as exc:
         result.error = f"cannot encode the fixed text as {exc.encoding}"
     except Exception as exc:  # a bug in a rule must not take down the run
         result.error = f"internal error: {type(exc).__name__}: {exc}"
-    return result
-
-
-def _process_notebook(result: FileResult, source: SourceFile, settings: Settings) -> FileResult:
-    """A notebook's code cells fixed as one module; the result's texts are the notebook's JSON,
-    and its changes and reports are located in cells. Raises SourceError."""
-    notebook = read_notebook(result.path, source.text)
-    if notebook is None or not notebook.cells:
-        return result  # not a Python notebook, or no code
-    result.parsed = True
-    outcome = fix_text(notebook.module_text, result.path, settings)
-    changed = outcome.text != notebook.module_text
-    if changed and not compiles(outcome.text, result.path) and compiles(notebook.module_text, result.path):
-        raise SourceError("internal error: the rewritten code does not compile (CPython); notebook left unchanged")
-    fixed = notebook.rendered(outcome.text) if changed else source.text
-    if fixed != source.text:
-        source.encode(fixed)
-        result.fixed = fixed
-    result.applied = [
-        in_cell(notebook, change, edits_text=text) for change, text in zip(outcome.applied, outcome.proposed_on)
-    ]
-    # What is left is located in the final text.
-    result.unsafe_available = [in_cell(notebook, change, outcome.text) for change in outcome.unsafe_available]
-    result.reports = [in_cell(notebook, report, outcome.text) for report in outcome.reports]
     return result
 
 
