@@ -46,13 +46,12 @@ def is_notebook(path: str) -> bool:
 
 @dataclass(frozen=True)
 class Cell:
-    """A code cell that takes part in the module: its position in the notebook (0-based), the
-    first line of its code in the module text (0-based), and its source."""
+    """A code cell that takes part in the module: its position in the notebook (0-based), its
+    source, and its code in the module text (IPython lines masked, ending in a newline)."""
 
     index: int
-    module_start: int
-    line_count: int
     source: str
+    code: str
     # Lines of IPython syntax by placeholder number, with the indentation they had.
     ipython_lines: tuple[tuple[int, str], ...] = ()
 
@@ -77,12 +76,8 @@ class Notebook:
         self.cells = cells
         self._spans = source_spans  # per notebook cell: the [start, end) of its "source" value in raw
         self._style = style
-        parts: list[str] = []
-        for cell in cells:
-            parts.append(_MARKER.format(index=cell.index))
-            parts.append(_masked(cell))
-        self.module_text = "".join(parts)
-        self._starts = [(cell.module_start, cell.number) for cell in cells]
+        self.module_text = "".join(_MARKER.format(index=cell.index) + cell.code for cell in cells)
+        self._starts = _cell_starts(self.module_text)
 
     # -- positions ----------------------------------------------------------------------------
 
@@ -137,11 +132,8 @@ class Notebook:
                 seen.add(number)
                 indent, ending = placeholder.group(1), placeholder.group(3) or ""
                 lines[position] = indent + originals[number].lstrip(" \t") + ending
-            text = "".join(lines)
-            if not cell.source.endswith(("\n", "\r")) and text.endswith("\n"):
-                # The cell's text ended without a newline; the module needed one.
-                text = text[:-2] if text.endswith("\r\n") else text[:-1]
-            sources[cell.index] = text
+            # The module needed a newline after the cell's text; the cell may not have had one.
+            sources[cell.index] = _ending_like(cell.source, "".join(lines))
         if seen != set(originals):
             raise SourceError("a fix would drop an IPython line; notebook left unchanged")
         return self._definitions_moved_to_users(sources)
@@ -258,12 +250,12 @@ def _cell_starts(module_text: str) -> list[tuple[int, int]]:
     ]
 
 
-def _masked(cell: Cell) -> str:
-    """The cell's code for the module text: IPython lines replaced, ending in a newline."""
-    text = cell.source
-    if cell.ipython_lines:
+def _masked(source: str, ipython_lines: tuple[tuple[int, str], ...]) -> str:
+    """A cell's code for the module text: IPython lines replaced, ending in a newline."""
+    text = source
+    if ipython_lines:
         lines = split_lines(text)
-        numbers = dict(cell.ipython_lines)
+        numbers = dict(ipython_lines)
         masked = []
         for line in lines:
             for number, original in numbers.items():
@@ -276,9 +268,7 @@ def _masked(cell: Cell) -> str:
             else:
                 masked.append(line)
         text = "".join(masked)
-    if text and not text.endswith(("\n", "\r")):
-        text += "\n"
-    return text
+    return _ending_in_newline(text)
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -296,8 +286,7 @@ def read_notebook(path: str, raw: str) -> Notebook | None:
             warnings.simplefilter("ignore")
             notebook = nbformat.reads(raw, as_version=nbformat.NO_CONVERT)
     except Exception as exc:  # nbformat raises NotJSONError, ValidationError, ValueError, ...
-        detail = str(getattr(exc, "message", exc)).strip()
-        detail = detail.splitlines()[0][:200] if detail else type(exc).__name__
+        detail = _first_line(exc)
         if "JSON" in type(exc).__name__ or isinstance(exc, json.JSONDecodeError):
             raise SourceError("not a notebook: the file is not valid JSON") from None
         if type(exc).__name__ == "ValidationError":
@@ -311,8 +300,7 @@ def read_notebook(path: str, raw: str) -> Notebook | None:
             warnings.simplefilter("ignore")
             nbformat.validate(notebook)
     except nbformat.ValidationError as exc:
-        first = str(exc.message if hasattr(exc, "message") else exc).strip().splitlines()[0]
-        raise SourceError(f"invalid nbformat 4 notebook: {first[:200]}") from None
+        raise SourceError(f"invalid nbformat 4 notebook: {_first_line(exc)}") from None
     language = _language(notebook.get("metadata", {}))
     if language is not None and language.lower() != "python":
         return None
@@ -320,21 +308,23 @@ def read_notebook(path: str, raw: str) -> Notebook | None:
     if len(spans) != len(notebook.cells):
         raise SourceError("not a notebook: cannot locate every cell's source in the JSON")
     cells: list[Cell] = []
-    line = 0
     counter = 0
     for index, node in enumerate(notebook.cells):
         if node.get("cell_type") != "code":
             continue
-        source = node.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
+        source = _joined(node.get("source", ""))
         ipython_lines, python = _ipython_lines(source, counter)
         if not python:
             continue
         counter += len(ipython_lines)
-        cell = Cell(index, line + 1, len(split_lines(_masked(Cell(index, 0, 0, source, ipython_lines)))), source, ipython_lines)
-        cells.append(cell)
-        line += 1 + cell.line_count
+        cells.append(Cell(index, source, _masked(source, ipython_lines), ipython_lines))
     return Notebook(path, raw, cells, spans, _JsonStyle.of(raw))
+
+
+def _first_line(error: Exception) -> str:
+    """The first line of an error (a schema error's own message, without its long context)."""
+    text = str(getattr(error, "message", error)).strip()
+    return text.splitlines()[0][:200] if text else type(error).__name__
 
 
 def _language(metadata: dict) -> str | None:
@@ -473,5 +463,9 @@ def changed_cell_sources(old_raw: str, new_raw: str) -> list[tuple[int, str, str
 
 
 def _json_cells(raw: str) -> list[str]:
-    cells = json.loads(raw).get("cells", [])
-    return ["".join(c.get("source", "")) if isinstance(c.get("source"), list) else c.get("source", "") for c in cells]
+    return [_joined(cell.get("source", "")) for cell in json.loads(raw).get("cells", [])]
+
+
+def _joined(source: str | list[str]) -> str:
+    """A cell's source as one string (nbformat writes it as a list of lines or as a string)."""
+    return "".join(source) if isinstance(source, list) else source
