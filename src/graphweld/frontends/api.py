@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -29,7 +29,7 @@ from graphweld.edits import apply_edits
 from graphweld.engine import Change, compiles, fix_text
 from graphweld.runs.entry import BreakSite, FileSites, RunReport
 from graphweld.runs.explanation import ExplainedSite, explain_sites
-from graphweld.frontends.report import unified_diff
+from graphweld.frontends.report import Site, break_sites_table, picture_rows, picture_table, short_path, unified_diff
 from graphweld.settings import Settings, find_config_file, load_settings
 from graphweld.source import SourceError, read_source, write_atomically
 
@@ -41,25 +41,6 @@ SKIPPED_FRAME_NOTE = (
     "A skipped frame hides the breaks after its first one: fix it, restart, and explain again "
     "(`graphweld fix --entry` repeats this by itself)."
 )
-
-
-@dataclass(frozen=True)
-class Site:
-    """One break site, explained: where, Dynamo's GB id and reason, the rule that fixes it (or
-    why not), and the rule's proposed change as a unified diff ("" when there is none)."""
-
-    file: str
-    line: int
-    gb: str
-    reason: str
-    skipped_frame: bool
-    rule: str | None
-    action: str
-    diff: str = ""
-
-    @property
-    def location(self) -> str:
-        return f"{_short(self.file)}:{self.line}"
 
 
 @dataclass
@@ -118,16 +99,9 @@ class ExplainReport:
     def ops(self) -> int:
         return self.run.ops
 
-    def totals(self) -> dict[str, object]:
-        return {
-            "device": self.run.device,
-            "compiled by": self.run.compiler,
-            "graphs": self.graphs,
-            "ops in graphs": self.ops,
-            "skipped frames": self.skipped_frames,
-            "graph breaks (logged)": self.graph_breaks,
-            "graph break sites": len(self.sites),
-        }
+    def totals(self) -> dict[str, str]:
+        """The run's compile picture, as `graphweld explain` shows it, with the device."""
+        return {"device": self.run.device, **dict(picture_rows(self.run))}
 
     # -- applying ---------------------------------------------------------------------------------
 
@@ -176,7 +150,7 @@ class ExplainReport:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self._table()
-        yield self._totals_table()
+        yield picture_table("totals", self.run)
         for site in self.sites:
             if site.diff:
                 yield Text(f"{site.location}  {site.rule}: {site.action}", style="bold")
@@ -189,23 +163,7 @@ class ExplainReport:
     def _table(self) -> Table | Text:
         if not self.sites:
             return Text("No graph breaks.")
-        table = Table(title=f"graph breaks ({self.run.device}, torch {self.run.torch_version})", title_justify="left")
-        table.add_column("site", overflow="fold")
-        for column in ("GB", "type"):
-            table.add_column(column, no_wrap=True)
-        for column in ("reason", "fix"):
-            table.add_column(column, overflow="fold")
-        for site in self.sites:
-            table.add_row(site.location, site.gb, _kind(site), site.reason, _fix_text(site))
-        return table
-
-    def _totals_table(self) -> Table:
-        table = Table(title="totals", title_justify="left", show_header=False)
-        table.add_column("what")
-        table.add_column("value", justify="right")
-        for name, value in self.totals().items():
-            table.add_row(name, str(value))
-        return table
+        return break_sites_table(f"graph breaks ({self.run.device}, torch {self.run.torch_version})", self.sites)
 
     def __str__(self) -> str:
         console = Console(width=120, no_color=True, record=True, file=open(os.devnull, "w"))
@@ -223,8 +181,8 @@ class ExplainReport:
     def _repr_html_(self) -> str:
         rows = "".join(
             "<tr>"
-            + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in (site.location, site.gb, _kind(site), site.reason))
-            + f"<td><code>{html.escape(_fix_text(site))}</code>"
+            + "".join(f"<td>{html.escape(cell)}</td>" for cell in (site.location, site.gb, site.kind, site.reason))
+            + f"<td><code>{html.escape(site.fix)}</code>"
             + (f"<details><summary>diff</summary>{_diff_html(site.diff)}</details>" if site.diff else "")
             + "</td></tr>"
             for site in self.sites
@@ -247,14 +205,6 @@ class ExplainReport:
         )
 
 
-def _kind(site: Site) -> str:
-    return "skipped frame" if site.skipped_frame else "graph break"
-
-
-def _fix_text(site: Site) -> str:
-    return f"{site.rule}: {site.action}" if site.rule else site.action
-
-
 def _diff_html(diff: str) -> str:
     colours = {"+": "#1a7f37", "-": "#cf222e", "@": "#0969da"}
     lines = []
@@ -271,11 +221,7 @@ def _short(path: str) -> str:
     for root in _site_roots():
         if path.startswith(root + os.sep):
             return path[len(root) + 1 :]
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return path
-    return relative if not relative.startswith("..") else path
+    return short_path(path)
 
 
 def _site_roots() -> set[str]:
@@ -407,7 +353,9 @@ def _sites(explained: list[ExplainedSite], settings: Settings) -> list[Site]:
         if text is None and not os.path.isfile(site.file):
             action = INTERACTIVE_CODE
         diff = _diff(site.file, text, item.change) if text is not None and item.change is not None else ""
-        sites.append(Site(site.file, site.line, site.gb, site.reason, site.skipped_frame, item.rule, action, diff))
+        reason = f"{site.reason} (in {_short(site.via)})" if site.via else site.reason
+        location = f"{_short(site.file)}:{site.line}"
+        sites.append(Site(site.file, site.line, site.gb, reason, site.skipped_frame, item.rule, action, location, diff))
     return sites
 
 

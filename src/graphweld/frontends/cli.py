@@ -22,12 +22,16 @@ from rich.text import Text
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.engine import FileResult, RuleSelectionError, process_source, run, selected_rules
 from graphweld.frontends.report import (
+    Site,
     Summary,
+    break_sites_table,
     file_diff,
+    picture_table,
     print_diff,
     results_as_github,
     results_as_json,
     results_as_sarif,
+    short_path,
     site_line,
     unified_diff,
 )
@@ -343,26 +347,6 @@ def _entry_options(function):  # type: ignore[no-untyped-def]
     return function
 
 
-def _picture_table(title: str, before, after=None) -> Table:  # type: ignore[no-untyped-def]
-    table = Table(title=title, title_justify="left")
-    table.add_column("")
-    table.add_column("before" if after is not None else "value", justify="right")
-    if after is not None:
-        table.add_column("after", justify="right")
-    rows = [
-        ("compiled by", lambda r: r.compiler),
-        ("graphs", lambda r: str(r.graphs)),
-        ("ops in graphs (not judged)", lambda r: str(r.ops)),
-        ("skipped frames", lambda r: str(r.skipped_frames)),
-        ("graph breaks (logged)", lambda r: str(len(r.breaks))),
-        ("graph break sites", lambda r: str(len(r.sites))),
-        ("fullgraph=True", lambda r: {True: "compiles", False: "fails", None: "not checked"}[r.fullgraph]),
-    ]
-    for name, get in rows:
-        table.add_row(name, get(before), *([get(after)] if after is not None else []))
-    return table
-
-
 @main.command()
 @click.argument("entry")
 @_entry_options
@@ -409,22 +393,17 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
         }, indent=2))
         return
     out = _table_stdout()
-    table = Table(title=f"graph breaks ({report.device}, torch {report.torch_version})", title_justify="left")
-    for column in ("site", "GB", "type"):
-        table.add_column(column, no_wrap=True)
-    for column in ("reason", "fix"):
-        table.add_column(column, overflow="fold")
-    for item in explained:
-        site = item.site
-        fix_text_ = f"{item.rule}: {item.action}" if item.rule else item.action
-        reason = f"{site.reason} (in {_short(site.via)})" if site.via else site.reason
-        table.add_row(f"{_short(site.file)}:{site.line}", site.gb, "skipped frame" if site.skipped_frame else "graph break",
-                      reason, fix_text_)
-    if explained:
-        out.print(table)
+    sites = [
+        Site(item.site.file, item.site.line, item.site.gb,
+             f"{item.site.reason} (in {short_path(item.site.via)})" if item.site.via else item.site.reason,
+             item.site.skipped_frame, item.rule, item.action, f"{short_path(item.site.file)}:{item.site.line}")
+        for item in explained
+    ]
+    if sites:
+        out.print(break_sites_table(f"graph breaks ({report.device}, torch {report.torch_version})", sites))
     else:
         out.print("No graph breaks.")
-    out.print(_picture_table("totals", report))
+    out.print(picture_table("totals", report))
     out.print(_BOUNDARY_NOTES.get(report.compiled_by or "", ""), highlight=False)
     _print_trials(out, trials)
 
@@ -492,7 +471,7 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
     for leaf in verdict.comparisons:
         table.add_row(leaf.path, "yes" if leaf.equal else "[red]no[/]", leaf.detail)
     out.print(table)
-    out.print(_picture_table("compiled", before, after))
+    out.print(picture_table("compiled", before, after))
     if verdict.ok:
         judged = f"better ({verdict.progress})" if verdict.progress else "the same picture"
         out.print(f"[green]verified[/]: equal outputs, printed output, log records and warnings; compiles {judged}")
@@ -521,14 +500,6 @@ def _picture_dict(report) -> dict[str, object]:  # type: ignore[no-untyped-def]
         "break_sites": len(report.sites),
         "fullgraph": report.fullgraph,
     }
-
-
-def _short(path: str) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return path
-    return relative if not relative.startswith("..") else path
 
 
 def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device: str, compile_options: str | None,
@@ -593,14 +564,14 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
             err.print(f"[bold]{path}[/]: [red]error:[/] {message}", highlight=False)
         if result.sites_outside:
             err.print(f"{result.sites_outside} break site(s) lie outside the given paths and were left alone.")
-        err.print(_picture_table(f"compiled on {result.before.device}", result.before, after))
+        err.print(picture_table(f"compiled on {result.before.device}", result.before, after))
         _print_trials(err, trials)
         if setting_fix is not None:
             if show_diff:
                 print_diff(out, unified_diff(setting_fix.path, setting_fix.source.text, setting_fix.fixed))
             action = "fixed" if write else "would fix"
             err.print(
-                f"[bold]{_short(setting_fix.path)}:{setting_fix.line}[/]: capture-setting \\[unsafe] measured, "
+                f"[bold]{short_path(setting_fix.path)}:{setting_fix.line}[/]: capture-setting \\[unsafe] measured, "
                 f"{action}: {setting_fix.message}",
                 highlight=False,
             )

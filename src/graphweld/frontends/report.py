@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,88 @@ def place(item: Change | Report) -> str:
     location = item.location
     cell = f"cell {location.cell}:" if location.cell is not None else ""
     return f"{item.path}:{cell}{location.line}:{location.column}"
+
+
+def cell_prefix(item: Change | Report) -> str:
+    """`cell N:line:column: ` for a site in a notebook, where the CI formats' lines are the file's
+    (JSON) lines and so cannot point into a cell; "" elsewhere."""
+    location = item.location
+    return f"cell {location.cell}:{location.line}:{location.column}: " if location.cell is not None else ""
+
+
+def short_path(path: str) -> str:
+    """A path relative to the current directory when it lies below it, else as given."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return relative if not relative.startswith("..") else path
+
+
+@dataclass(frozen=True)
+class Site:
+    """One break site of a run, explained: where (`location`, as shown), Dynamo's GB id and
+    reason, the rule that fixes it (or why not), and the rule's change as a unified diff ("" when
+    there is none or it is not shown)."""
+
+    file: str
+    line: int
+    gb: str
+    reason: str
+    skipped_frame: bool
+    rule: str | None
+    action: str
+    location: str
+    diff: str = ""
+
+    @property
+    def kind(self) -> str:
+        return "skipped frame" if self.skipped_frame else "graph break"
+
+    @property
+    def fix(self) -> str:
+        return f"{self.rule}: {self.action}" if self.rule else self.action
+
+
+def break_sites_table(title: str, sites: Iterable[Site]) -> Table:
+    """`graphweld explain`'s table of break sites (also `graphweld.explain`'s in a terminal)."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("site", overflow="fold")
+    for column in ("GB", "type"):
+        table.add_column(column, no_wrap=True)
+    for column in ("reason", "fix"):
+        table.add_column(column, overflow="fold")
+    for site in sites:
+        table.add_row(site.location, site.gb, site.kind, site.reason, site.fix)
+    return table
+
+
+def picture_rows(report) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """What a run's compile looked like, as (name, value) rows: who compiled it, graphs, ops,
+    skipped frames, graph breaks and sites, and whether fullgraph=True compiles."""
+    fullgraph = {True: "compiles", False: "fails", None: "not checked"}[report.fullgraph]
+    return [
+        ("compiled by", report.compiler),
+        ("graphs", str(report.graphs)),
+        ("ops in graphs (not judged)", str(report.ops)),
+        ("skipped frames", str(report.skipped_frames)),
+        ("graph breaks (logged)", str(len(report.breaks))),
+        ("graph break sites", str(len(report.sites))),
+        ("fullgraph=True", fullgraph),
+    ]
+
+
+def picture_table(title: str, before, after=None) -> Table:  # type: ignore[no-untyped-def]
+    """One run's compile picture, or two side by side (before and after)."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("")
+    table.add_column("before" if after is not None else "value", justify="right")
+    if after is not None:
+        table.add_column("after", justify="right")
+    after_rows = picture_rows(after) if after is not None else None
+    for index, (name, value) in enumerate(picture_rows(before)):
+        table.add_row(name, value, *([after_rows[index][1]] if after_rows is not None else []))
+    return table
 
 
 @dataclass
@@ -166,7 +249,7 @@ def results_as_github(results: Iterable[FileResult], applied: bool) -> str:
                 f"line={location.line}", f"col={location.column}",
                 f"endLine={location.end_line}", f"endColumn={location.end_column}",
             )
-            cell = f"cell {location.cell}:{location.line}:{location.column}: " if location.cell is not None else ""
+            cell = cell_prefix(item)
             properties = ",".join(
                 (f"file={_github_property(item.path)}", *where, f"title={_github_property(f'graphweld {item.rule}{safety}')}")
             )
@@ -228,7 +311,7 @@ def results_as_sarif(results: Iterable[FileResult], rules, applied: bool, versio
         for item, action in _sites(result, applied):
             location = item.location
             in_cell = location.cell is not None
-            cell = f"cell {location.cell}:{location.line}:{location.column}: " if in_cell else ""
+            cell = cell_prefix(item)
             entry: dict = {
                 "ruleId": item.rule,
                 "ruleIndex": rule_index.get(item.rule, -1),
