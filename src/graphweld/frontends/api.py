@@ -252,7 +252,7 @@ def explain(model: Any, *args: Any, **kwargs: Any) -> ExplainReport:
     run = _compiled_call(torch, model, args, kwargs)
     settings = load_settings(find_config_file(Path(".")))
     explained = explain_sites(run, settings)
-    return ExplainReport(run, _sites(explained, settings), explained, settings)
+    return ExplainReport(run, _sites(explained), explained, settings)
 
 
 def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict) -> RunReport:
@@ -337,22 +337,14 @@ def _graph_break_messages(torch: Any) -> Iterator[list[str]]:
             logger.setLevel(level)
 
 
-def _sites(explained: list[ExplainedSite], settings: Settings) -> list[Site]:
-    """Each explained site with its change's diff (against the file as it is on disk)."""
-    texts: dict[str, str | None] = {}
+def _sites(explained: list[ExplainedSite]) -> list[Site]:
+    """Each explained site as the report shows it, with its change's diff."""
     sites = []
     for item in explained:
         site = item.site
-        if site.file not in texts:
-            try:
-                texts[site.file] = read_source(site.file).text if os.path.isfile(site.file) else None
-            except SourceError:
-                texts[site.file] = None
-        text = texts[site.file]
-        action = item.action
-        if text is None and not os.path.isfile(site.file):
-            action = INTERACTIVE_CODE
-        diff = _diff(site.file, text, item.change) if text is not None and item.change is not None else ""
+        # A site in code typed into a cell has no file to fix: the notebook holds the code.
+        action = item.action if os.path.isfile(site.file) else INTERACTIVE_CODE
+        diff = _diff(site.file, item.text, item.change) if item.change is not None and item.text is not None else ""
         reason = f"{site.reason} (in {_short(site.via)})" if site.via else site.reason
         location = f"{_short(site.file)}:{site.line}"
         sites.append(Site(site.file, site.line, site.gb, reason, site.skipped_frame, item.rule, action, location, diff))

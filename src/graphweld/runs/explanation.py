@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable
@@ -19,8 +20,10 @@ class ExplainedSite:
     rule: str | None
     # "fix", "unsafe fix", "not fixed: <reason>", or "no automatic fix: <hint>"
     action: str
-    # The rule's proposed change, on the file as it is, when a rule fixes the site.
+    # The rule's proposed change, on the file as it is, when a rule fixes the site, and that
+    # file's text (the change's edits apply to it).
     change: Change | None = None
+    text: str | None = None
 
 
 def user_sites(report: RunReport) -> list[BreakSite]:
@@ -40,6 +43,7 @@ def explain_sites(report: RunReport, settings: Settings) -> list[ExplainedSite]:
     explained: list[ExplainedSite] = []
     for path, sites in sorted(by_file.items()):
         file_sites = FileSites.of(sites)
+        text = None
         try:
             text = read_source(path).text
             proposals = propose(
@@ -53,7 +57,8 @@ def explain_sites(report: RunReport, settings: Settings) -> list[ExplainedSite]:
         except SourceError:
             proposals = None
         for site in sites:
-            explained.append(_explain(site, proposals))
+            item = _explain(site, proposals)
+            explained.append(dataclasses.replace(item, text=text) if item.change is not None else item)
     return explained
 
 
