@@ -654,22 +654,14 @@ def in_cell(
     same text), each with the cell it changes."""
     start = notebook.position(item.location.line, module_text)
     end = notebook.position(item.location.end_line, module_text)
-    if start is None:
-        return item
     location = dataclasses.replace(
-        item.location,
-        cell=start.cell,
-        line=start.line,
-        end_line=end.line if end is not None and end.cell == start.cell else start.line,
+        item.location, cell=start.cell, line=start.line, end_line=end.line if end.cell == start.cell else start.line
     )
     if isinstance(item, Report):
         return dataclasses.replace(item, location=location)
     edits = []
     for edit in item.edits:
         first = notebook.position(edit.start_line + 1, edits_text or module_text)
-        if first is None:
-            edits.append(edit)
-            continue
         offset = edit.start_line + 1 - first.line
         edits.append(dataclasses.replace(edit, start_line=edit.start_line - offset, end_line=edit.end_line - offset, cell=first.cell))
     return dataclasses.replace(item, location=location, edits=tuple(edits))

@@ -81,18 +81,17 @@ class Notebook:
 
     # -- positions ----------------------------------------------------------------------------
 
-    def position(self, module_line: int, module_text: str | None = None) -> CellPosition | None:
+    def position(self, module_line: int, module_text: str | None = None) -> CellPosition:
         """The cell and line of a 1-based line of `module_text` (the notebook's own module text
         by default; a rewritten one is read by its markers). A cell's marker line counts as one
-        past the end of the cell before it (where an insertion after that cell's code goes)."""
+        past the end of the cell before it (where an insertion after that cell's code goes).
+        Only asked of a notebook with code cells."""
         starts = self._starts if module_text is None else _cell_starts(module_text)
-        found = None
+        found = CellPosition(starts[0][1], 1)  # before the first marker: that cell's first line
         for marker_line, number in starts:
             if marker_line + 1 > module_line:
                 break
             found = CellPosition(number, module_line - marker_line)
-        if found is None and starts:
-            return CellPosition(starts[0][1], 1)
         return found
 
     # -- back to cells and JSON -------------------------------------------------------------------
