@@ -54,3 +54,15 @@ def test_fix_entry_shows_its_steps_on_stderr_and_keeps_stdout_json(workdir: Path
     assert re.search(r"fix --entry: \[\d:\d\d\] round 1: rewriting the files that hold 1 break site\(s\)", steps)
     assert re.search(r"round 1: verifying \d+ change\(s\) in 1 file\(s\) \(compiled run\)", steps)
     assert re.search(r"fix --entry: finished in \d:\d\d", steps)
+
+
+@pytest.mark.slow
+def test_verify_reports_both_runs_as_steps_of_one_progress(workdir: Path, monkeypatch):
+    monkeypatch.chdir(workdir)
+    result = CliRunner().invoke(
+        main, ["verify", "model_entry.py", "model_entry.py", "--compile-options", "backend=eager"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "verify: [0:00] running BEFORE eagerly (the reference) and compiled" in result.stderr
+    assert re.search(r"verify: \[\d:\d\d\] running AFTER compiled", result.stderr)
+    assert len(re.findall(r"verify: finished in \d:\d\d", result.stderr)) == 1

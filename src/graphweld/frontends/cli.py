@@ -445,24 +445,23 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
     from graphweld.runs.entry import EntryError, RunFailed, parse_compile_options, run_entry
     from graphweld.runs.verify import failed, judge
 
+    after_failed: RunFailed | None = None
     try:
         options = parse_compile_options(compile_options)
-        steps = StepProgress(_stderr(), "verify")
-        with steps:
+        with StepProgress(_stderr(), "verify") as steps:
             steps.step("running BEFORE eagerly (the reference) and compiled")
             before = run_entry(before_entry, ("eager", "compiled"), device=device, compile_options=options, timeout=timeout)
+            steps.step("running AFTER compiled")
+            try:
+                after = run_entry(after_entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
+            except RunFailed as exc:  # AFTER's program failing is a verdict; BEFORE's is an error
+                after_failed = exc
     except EntryError as exc:
         raise _fail(str(exc))
     _note_unused_options(before)
-    try:
-        with steps:
-            steps.step("running AFTER compiled")
-            after = run_entry(after_entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
-    except RunFailed as exc:
-        _table_stdout().print(f"[red]not verified[/]: {failed(exc).problems[0]}")
+    if after_failed is not None:
+        _table_stdout().print(f"[red]not verified[/]: {failed(after_failed).problems[0]}")
         raise click.exceptions.Exit(EXIT_PENDING)
-    except EntryError as exc:
-        raise _fail(str(exc))
     verdict = judge(before, after)
     out = _table_stdout()
     table = Table(title=f"outputs: AFTER compiled vs BEFORE eager ({after.device})", title_justify="left")

@@ -30,7 +30,6 @@ class StepProgress:
         self._task = None
 
     def __enter__(self) -> "StepProgress":
-        # Entered again (verify runs BEFORE and AFTER in two blocks): the clock keeps running.
         if self.live:
             self._progress = Progress(
                 SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
