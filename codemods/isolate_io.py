@@ -89,6 +89,7 @@ class IsolateIO(Rule):
     ```
     becomes
     ```python
+    @torch.compiler.disable
     def _deferred_print_hidden_norm(norm):
         print(f"hidden norm: {norm.item():.3f}")
 
@@ -97,7 +98,10 @@ class IsolateIO(Rule):
     ...
             _deferred_print_hidden_norm(h.norm())
     ```
-    Each wrapper has a docstring saying why it exists. One wrapper serves every call of the same
+    The wrapper is never traced (`torch.compiler.disable`): the compiled code calls it after the
+    graph, and Dynamo would otherwise trace it there and break on the I/O inside it (a `print`,
+    `torch.save`'s own frames), showing breaks in code graphweld wrote. Each wrapper has a
+    docstring saying why it exists. One wrapper serves every call of the same
     shape; calls that pass their arguments as they are share `_deferred_print(*args)` (one per
     callee). The wrapper goes after the module's imports (after the logger's definition for a
     logger). A tensor argument written in place later in the function (`h.mul_(2)`, `out=h`,
@@ -126,8 +130,9 @@ class IsolateIO(Rule):
     are snapshots. The deferred calls run in their original order, after the graph's computation
     and before anything after the graph (so a call made before an error the graph raises does not
     run). What changes: a log record or warning names the wrapper's caller (the wrapper passes
-    `stacklevel` + 1), which is the original line when the function runs eagerly and the compiled
-    function's `def` line when it runs compiled; a warning filter that matches on the line number,
+    `stacklevel` + 2, for itself and `torch.compiler.disable`'s frame), which is the original line
+    when the function runs eagerly and the compiled function's `def` line when it runs compiled;
+    a warning filter that matches on the line number,
     or the once-per-location `default` action with two identical warnings in one function, can then
     see one location instead of two. Not seen: a write to a passed tensor inside a function it is
     later passed to. `logger.exception` and calls with `exc_info`/`stack_info` are not deferred
@@ -194,6 +199,8 @@ class IsolateIO(Rule):
         io_ids = {id(s) for s in body if self._io_kind(s) is not None}
         if not io_ids or not self._splittable(body):
             return
+        if not self.allows("split", next(s for s in body if id(s) in io_ids)):
+            return  # ruled out: each I/O statement is deferred or guarded instead
         segments, io_statements = split_at(body, lambda s: id(s) in io_ids)
         function_name = node.name.value
         params = parameter_names(node)
@@ -259,6 +266,7 @@ class IsolateIO(Rule):
             ),
             safety=Safety.SAFE,
             extra=extra,
+            form="split",
         )
 
     def _module_compile_call(self, function_name: str) -> tuple[cst.SimpleStatementLine, cst.Call] | None:
@@ -319,8 +327,10 @@ class IsolateIO(Rule):
             )
             return
         self._not_deferred = ""
-        deferred = self._defer(node, call, kind)
+        deferred = self._defer(node, call, kind) if self.allows("defer", node) else None
         if deferred is not None:
+            return
+        if not self.allows("guard", node):
             return
         if context.regions.imports.aliases.get("torch") != "torch":
             self.report(node, f"`{context.code(node)}` breaks the graph (I/O); add `import torch` to guard it")
@@ -344,6 +354,7 @@ class IsolateIO(Rule):
                 + (f"; not deferred: {self._not_deferred}" if self._not_deferred else "")
             ),
             safety=Safety.SAFE if chosen else Safety.UNSAFE,
+            form="guard",
         )
 
     def _defer(self, node: cst.SimpleStatementLine, call: cst.Call, kind: str) -> bool | None:
@@ -428,7 +439,7 @@ class IsolateIO(Rule):
             f"`{context.code(node)}` breaks the graph (I/O); defer it: call it through `{wrapper}`, which "
             "Dynamo runs after the graph (reorderable_logging_functions)" + ("; " + "; ".join(details) if details else "")
         )
-        self.propose(node, [replaced], anchor=node, message=message, safety=Safety.SAFE, extra=extra)
+        self.propose(node, [replaced], anchor=node, message=message, safety=Safety.SAFE, extra=extra, form="defer")
         return True
 
     def _wrapper_name(self, deferral: Deferral) -> tuple[str, bool]:

@@ -73,6 +73,23 @@ class Change:
     regions: tuple[tuple[int, int], ...] = ()
     # Line ranges (1-based, inclusive) of statements elsewhere whose breaks the change removes.
     resolved: tuple[tuple[int, int], ...] = ()
+    # Which of the rule's fixes this is, for a rule with several ("" for one).
+    form: str = ""
+
+    @property
+    def key(self) -> "ChangeKey":
+        """What identifies the change among a text's changes: rule, form and where its anchor is."""
+        return ChangeKey(self.rule, self.form, self.location.line, self.location.column)
+
+    def same_fix(self, other: "Change") -> bool:
+        """The same fix of the same code, wherever earlier rewrites moved it: rule, form and
+        message (which quotes the code it rewrites)."""
+        return (self.rule, self.form, self.message) == (other.rule, other.form, other.message)
+
+    def targets_line(self, line: int) -> bool:
+        """Whether a break at 1-based `line` is this change's to fix: at its anchor, in a statement
+        it replaces or rewrites, or in one whose breaks it removes."""
+        return self.location.line == line or self.covers_line(line) or self.replaces_line(line) or self.resolves_line(line)
 
     def overlaps(self, other: "Change") -> bool:
         mine = self.regions or tuple((e.start_line, e.end_line) for e in self.edits)
@@ -90,6 +107,16 @@ class Change:
     def covers_line(self, line: int) -> bool:
         """Whether a hunk replaces (or inserts at) 1-based `line` of the original text."""
         return any(edit.start_line < line <= max(edit.end_line, edit.start_line + 1) for edit in self.edits)
+
+
+@dataclass(frozen=True)
+class ChangeKey:
+    """A change's identity in the text it was proposed on (1-based line and column)."""
+
+    rule: str
+    form: str
+    line: int
+    column: int
 
 
 @dataclass(frozen=True)
@@ -379,6 +406,7 @@ def propose(
     called_functions: frozenset[str] = frozenset(),
     data_dependent_lines: frozenset[int] = frozenset(),
     module: cst.Module | None = None,
+    excluded: Callable[[ChangeKey], bool] | None = None,
 ) -> Proposals:
     """Every change and report the rules have for `text`, each change independent of the others.
 
@@ -388,6 +416,8 @@ def propose(
     called (a helper, rather than the function torch.compile was given).
     `data_dependent_lines`: the sites among them where Dynamo stopped on data-dependent branching.
     `module`: the text's tree when the caller has it already.
+    `excluded`: changes the caller ruled out (by key); they are not proposed, and a rule with
+    several forms proposes its next one instead.
     Raises SourceError when the text does not parse.
     """
     if module is None:
@@ -408,6 +438,8 @@ def propose(
     if not rules or not regions.any_compiled:
         return empty
     context = RuleContext(module, settings, regions, path, text=text, data_dependent_lines=data_dependent_lines)
+    if excluded is not None:
+        context.excluded = lambda rule, form, line, column: excluded(ChangeKey(rule, form, line, column))
     statement_lines = simple_statement_lines(module, text)
     if statement_lines is not None:
         context.breakers.note_lines(text, statement_lines)
@@ -453,9 +485,9 @@ def propose(
             resolved = tuple(
                 (spans[id(node)].start_line, spans[id(node)].end_line) for node in finding.resolves if id(node) in spans
             )
-            proposals.changes.append(
-                Change(path, finding.rule, finding.safety, location, finding.message, edits, replaced_lines, resolved)
-            )
+            change = Change(path, finding.rule, finding.safety, location, finding.message, edits, replaced_lines, resolved, finding.form)
+            if excluded is None or not excluded(change.key):
+                proposals.changes.append(change)
         elif (finding.rule, location.line, finding.message) not in seen_reports:
             seen_reports.add((finding.rule, location.line, finding.message))
             proposals.reports.append(Report(path, finding.rule, location, finding.message))
@@ -506,12 +538,18 @@ def fix_text(
     site_lines: frozenset[int] = frozenset(),
     called_lines: frozenset[int] = frozenset(),
     data_dependent_lines: frozenset[int] = frozenset(),
+    *,
+    allowed: frozenset[ChangeKey] | None = None,
+    excluded: frozenset[ChangeKey] = frozenset(),
 ) -> FixOutcome:
     """Apply every allowed change, repeating until no rule proposes one.
 
     `site_lines`, `called_lines`, `data_dependent_lines`: graph-break lines seen by a run (see
     `propose`); they are resolved to functions in the first round, which later rounds keep
     although the lines move.
+    `allowed`: when given, only changes with these keys are applied; `excluded`: changes with
+    these keys are never proposed (a rule with several forms proposes its next one). Keys are
+    located in `text`, whichever round proposes the change.
     Raises SourceError when the text does not parse. The result always parses: each round's tree
     is the parse of its text (after the first round, the top-level statements that edits touched
     are parsed again and the others kept).
@@ -524,6 +562,23 @@ def fix_text(
     module: cst.Module | None = None
     site_functions: frozenset[str] = frozenset()
     called_functions: frozenset[str] = frozenset()
+    def located(change: Change) -> Change:
+        # A later round's change is located in the text earlier rounds made: locate it in the
+        # original text (the `-` side of the diff, and the cells of a notebook as it was).
+        for earlier in reversed(round_edits):
+            change = _located_before(change, earlier)
+        return change
+
+    def ruled_out(key: ChangeKey) -> bool:
+        original = located_key(key)
+        return original in excluded or (allowed is not None and original not in allowed)
+
+    def located_key(key: ChangeKey) -> ChangeKey:
+        line = key.line
+        for earlier in reversed(round_edits):
+            line = _line_before(line, earlier)
+        return dataclasses.replace(key, line=line)
+
     for round_number in range(MAX_ROUNDS):
         try:
             if module is None:
@@ -539,14 +594,15 @@ def fix_text(
                 called_functions=called_functions,
                 data_dependent_lines=data_dependent_lines if round_number == 0 else frozenset(),
                 module=module,
+                excluded=ruled_out if (excluded or allowed is not None) else None,
             )
             site_functions, called_functions = proposals.site_functions, proposals.called_functions
         except SourceError as exc:
             if round_number == 0:
                 raise
             raise SourceError(f"internal error: a rewrite produced code that does not parse ({exc})") from None
-        allowed = [c for c in proposals.changes if c.safety is Safety.SAFE or settings.unsafe_fixes]
-        chosen = non_overlapping(allowed)
+        permitted = [c for c in proposals.changes if c.safety is Safety.SAFE or settings.unsafe_fixes]
+        chosen = non_overlapping(permitted)
         if not chosen:
             unsafe = [c for c in proposals.changes if c.safety is Safety.UNSAFE and not settings.unsafe_fixes]
             return FixOutcome(current, applied, unsafe, proposals.reports, proposed_on)
@@ -560,15 +616,9 @@ def fix_text(
         module = spliced_module(module, current, edits)
         proposed_on.extend([current] * len(chosen))
         current = apply_edits(current, edits)
-        # A later round's change is located in the text earlier rounds made: report it in the
-        # original text (the `-` side of the diff, and the cells of a notebook as it was).
-        located = []
-        for change in chosen:
-            for earlier in reversed(round_edits):
-                change = _located_before(change, earlier)
-            located.append(change)
+        located_changes = [located(change) for change in chosen]
         round_edits.append(edits)
-        applied.extend(sorted(located, key=lambda change: (change.location.line, change.location.column)))
+        applied.extend(sorted(located_changes, key=lambda change: (change.location.line, change.location.column)))
     raise SourceError(f"internal error: rules kept proposing changes after {MAX_ROUNDS} rounds; file left unchanged")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import ClassVar, Sequence
+from typing import Callable, ClassVar, Sequence
 
 import libcst as cst
 
@@ -44,6 +44,9 @@ class Finding:
     # Statements elsewhere whose breaks the change removes (a loop in a callee, when the change
     # is at the call): a break reported there is this change's to fix.
     resolves: tuple[cst.CSTNode, ...] = ()
+    # Which of the rule's ways of fixing the site this is, for a rule that has several (isolate-io:
+    # "split", "defer", "guard"); "" for a rule with one.
+    form: str = ""
 
     @property
     def is_fix(self) -> bool:
@@ -78,6 +81,17 @@ class RuleContext:
         self._seen_by_run: dict[int, bool] = {}
         # `if` nodes that are the `elif` of another (set by the walk as it enters their `if`).
         self.elif_nodes: set[int] = set()
+        # Whether a change (rule, form, line, column of its anchor in this text) was ruled out by
+        # the caller: `fix --entry` trying a site's next fix after one did not verify.
+        self.excluded: Callable[[str, str, int, int], bool] | None = None
+
+    def allows(self, rule: str, form: str, anchor: cst.CSTNode) -> bool:
+        """Whether the rule may propose `form` at `anchor`; a rule with several forms falls through
+        to its next one when one is ruled out."""
+        if self.excluded is None:
+            return True
+        span = node_spans(self.module, [anchor], self.text).get(id(anchor))
+        return span is None or not self.excluded(rule, form, span.start_line, span.start_column + 1)
 
     @property
     def current_function(self) -> cst.FunctionDef | None:
@@ -163,6 +177,7 @@ class Rule:
         safety: Safety,
         extra: Sequence[tuple[cst.CSTNode, Sequence[cst.BaseStatement]]] = (),
         resolves: Sequence[cst.CSTNode] = (),
+        form: str = "",
     ) -> None:
         self.findings.append(
             Finding(
@@ -174,8 +189,13 @@ class Rule:
                 safety,
                 tuple((t, tuple(r)) for t, r in extra),
                 tuple(resolves),
+                form,
             )
         )
+
+    def allows(self, form: str, anchor: cst.CSTNode) -> bool:
+        """Whether this rule may propose `form` at `anchor` (see `RuleContext.allows`)."""
+        return self.context.allows(self.id, form, anchor)
 
     def report(self, anchor: cst.CSTNode, message: str) -> None:
         self.findings.append(Finding(self.id, anchor, message))

@@ -26,6 +26,9 @@ from graphweld.walk import children, iter_nodes
 
 WRAPPER_PREFIX = "_deferred_"
 WRAPPER_MARK = "graphweld isolate-io"
+# Frames between the original call's caller and the call in the wrapper: the wrapper and
+# torch.compiler.disable's own (a log record or warning names the caller with stacklevel + 2).
+WRAPPER_FRAMES = 2
 
 # Builtins that read a value into Python text or numbers: the deferred call applies them.
 _READ_BUILTINS = frozenset({"float", "int", "bool", "str", "repr", "format"})
@@ -77,10 +80,13 @@ class Deferral:
         signature = "*args" if self.generic else ", ".join(self.params)
         call = self.body_code()
         why = "\n    The graph computes the values passed in; this turns them into output." if self.holes and not self.generic else ""
+        # Never traced: Dynamo would trace the wrapper when the compiled code calls it after the
+        # graph, and break in it (on `print`, inside `torch.save`), so the I/O goes untraced.
         return (
+            "@torch.compiler.disable\n"
             f"def {name}({signature}):\n"
             f'    """Runs `{self.callee}` after the compiled graph instead of breaking it ({WRAPPER_MARK}).\n\n'
-            f"    Registered in torch._dynamo.config.reorderable_logging_functions.{why}\n"
+            f"    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.{why}\n"
             f'    """\n'
             f"    {call}\n"
         )
@@ -131,7 +137,7 @@ def plan(
     """How to defer `call` (a statement of `function`). Raises Refused for arguments whose
     deferred value could differ from the value at the call: mutable Python objects, values
     written after the call that cannot be snapshotted. With `add_stacklevel`, the wrapper passes
-    `stacklevel` one higher (a keyword, or the positional argument at `stacklevel_position`)."""
+    `stacklevel` two higher (a keyword, or the positional argument at `stacklevel_position`)."""
     if any(arg.star for arg in call.args):
         raise Refused("its arguments are unpacked with `*`/`**`")
     facts = _FunctionFacts(function, statement)
@@ -160,13 +166,14 @@ def plan(
             else Hole(param=f"arg{index}", expression=arg.value)
             for index, arg in enumerate(args)
         ]
-        level = ", stacklevel=2" if add_stacklevel else ""
+        level = f", stacklevel={1 + WRAPPER_FRAMES}" if add_stacklevel else ""
         deferral.body = cst.parse_expression(f"{callee}(*args{level})")  # type: ignore[assignment]
     return deferral
 
 
 def _with_stacklevel(args: list[cst.Arg], position: int | None) -> list[cst.Arg]:
-    """The wrapper is one frame deeper than the original call: `stacklevel` grows by one."""
+    """The call in the wrapper is `WRAPPER_FRAMES` frames deeper than the original call: its
+    `stacklevel` grows by as many."""
     for index, arg in enumerate(args):
         is_stacklevel = (arg.keyword is not None and arg.keyword.value == "stacklevel") or (
             arg.keyword is None and position is not None and index == position
@@ -174,11 +181,11 @@ def _with_stacklevel(args: list[cst.Arg], position: int | None) -> list[cst.Arg]
         if is_stacklevel:
             value = arg.value
             if isinstance(value, cst.Integer):
-                raised: cst.BaseExpression = cst.Integer(str(int(value.evaluated_value) + 1))
+                raised: cst.BaseExpression = cst.Integer(str(int(value.evaluated_value) + WRAPPER_FRAMES))
             else:
-                raised = cst.parse_expression(f"({_code(value)}) + 1")
+                raised = cst.parse_expression(f"({_code(value)}) + {WRAPPER_FRAMES}")
             return [*args[:index], arg.with_changes(value=raised), *args[index + 1 :]]
-    level = cst.Arg(keyword=cst.Name("stacklevel"), value=cst.Integer("2"), equal=cst.AssignEqual(
+    level = cst.Arg(keyword=cst.Name("stacklevel"), value=cst.Integer(str(1 + WRAPPER_FRAMES)), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
     return [*args, level]
 

@@ -2,10 +2,11 @@ import torch
 from torch import nn
 
 
+@torch.compiler.disable
 def _deferred_print_file(f, sum_value):
     """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     The graph computes the values passed in; this turns them into output.
     """
     print(f"file {f}", sum_value)
@@ -14,10 +15,11 @@ def _deferred_print_file(f, sum_value):
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_file)
 
 
+@torch.compiler.disable
 def _deferred_print(*args):
     """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
     print(*args)
 

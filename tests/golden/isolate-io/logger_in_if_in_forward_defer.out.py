@@ -7,12 +7,13 @@ from torch import nn
 logger = logging.getLogger(__name__)
 
 
+@torch.compiler.disable
 def _deferred_logger_warning(*args):
     """Runs `logger.warning` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
-    logger.warning(*args, stacklevel=2)
+    logger.warning(*args, stacklevel=3)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_logger_warning)

@@ -6,12 +6,13 @@ from torch import nn
 logger = logging.getLogger(__name__)
 
 
+@torch.compiler.disable
 def _deferred_logger_info(*args):
     """Runs `logger.info` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
-    logger.info(*args, stacklevel=2)
+    logger.info(*args, stacklevel=3)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_logger_info)

@@ -2,10 +2,11 @@ import torch
 from torch import nn
 
 
+@torch.compiler.disable
 def _deferred_print_hidden_norm(norm):
     """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     The graph computes the values passed in; this turns them into output.
     """
     print(f"hidden norm: {norm.item():.3f}")

@@ -4,10 +4,11 @@ import torch
 from torch import nn
 
 
+@torch.compiler.disable
 def _deferred_print_done():
     """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
     print("done", end="")
 
@@ -15,10 +16,11 @@ def _deferred_print_done():
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_done)
 
 
+@torch.compiler.disable
 def _deferred_print_max(max_value):
     """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     The graph computes the values passed in; this turns them into output.
     """
     print("max", max_value, sep=": ", file=sys.stderr)

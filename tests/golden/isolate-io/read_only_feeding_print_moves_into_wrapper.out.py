@@ -2,10 +2,11 @@ import torch
 from torch import nn
 
 
+@torch.compiler.disable
 def _deferred_print(*args):
     """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
     print(*args)
 
@@ -13,10 +14,11 @@ def _deferred_print(*args):
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
 
 
+@torch.compiler.disable
 def _deferred_print_loss(loss):
     """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     The graph computes the values passed in; this turns them into output.
     """
     print(f"loss {loss.item():.4f}")

@@ -4,10 +4,11 @@ import logging
 import torch
 
 
+@torch.compiler.disable
 def _deferred_print(*args):
     """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
     print(*args)
 
@@ -17,23 +18,25 @@ torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
 logger = logging.getLogger(__name__)
 
 
+@torch.compiler.disable
 def _deferred_logger_info(*args):
     """Runs `logger.info` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
-    logger.info(*args, stacklevel=2)
+    logger.info(*args, stacklevel=3)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_logger_info)
 
 
+@torch.compiler.disable
 def _deferred_logger_warning(*args):
     """Runs `logger.warning` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
-    logger.warning(*args, stacklevel=2)
+    logger.warning(*args, stacklevel=3)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_logger_warning)

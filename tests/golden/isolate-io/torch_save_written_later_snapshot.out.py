@@ -2,10 +2,11 @@ import torch
 from torch import nn
 
 
+@torch.compiler.disable
 def _deferred_torch_save(*args):
     """Runs `torch.save` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
     torch.save(*args)
 

@@ -3,26 +3,28 @@ import warnings
 import torch
 
 
+@torch.compiler.disable
 def _deferred_warnings_warn_float64_input_is():
     """Runs `warnings.warn` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
-    warnings.warn("float64 input is slow", UserWarning, 3)
+    warnings.warn("float64 input is slow", UserWarning, 4)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_warnings_warn_float64_input_is)
 
 
+@torch.compiler.disable
 def _deferred_warnings_warn_the_device_argument():
     """Runs `warnings.warn` after the compiled graph instead of breaking it (graphweld isolate-io).
 
-    Registered in torch._dynamo.config.reorderable_logging_functions.
+    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
     """
     warnings.warn(
         "The `device` argument is deprecated and will be removed in v5 of Transformers.",
         FutureWarning,
-        stacklevel=2,
+        stacklevel=3,
     )
 
 
