@@ -32,7 +32,7 @@ def fix_entry_in_place(entry: Path, *options: str) -> dict:
 def test_split_of_a_compiled_function_that_saves_is_kept(workdir: Path):
     entry = workdir / "save_split_entry.py"
     data = fix_entry_in_place(entry)
-    assert data["kept"] == {str(entry): ["isolate-io"]}, data["dropped"]
+    assert data["kept"] == {str(entry): ["isolate-io"]}, data["tried"]
     before, after = data["before"], data["after"]
     assert before["compiled_by"] == after["compiled_by"] == "entry"
     # The pieces are what compiles: two graphs, no break, and each piece is one whole graph.
@@ -55,7 +55,7 @@ def test_split_of_a_compiled_function_that_saves_is_kept(workdir: Path):
 def test_nonstrict_helper_verifies_although_fewer_ops_are_visible(workdir: Path):
     entry = workdir / "frame_helper_entry.py"
     data = fix_entry_in_place(entry)
-    assert data["kept"] == {str(entry): ["nonstrict-helper"]}, data["dropped"]
+    assert data["kept"] == {str(entry): ["nonstrict-helper"]}, data["tried"]
     before, after = data["before"], data["after"]
     assert (before["graphs"], before["fullgraph"]) == (3, False)
     assert (after["graphs"], after["graph_breaks"], after["fullgraph"]) == (1, 0, True)
@@ -72,7 +72,7 @@ def test_eager_driver_around_a_compiled_core_is_left_alone(workdir: Path):
     assert entry.read_text() == original
 
     data = fix_entry_in_place(entry, "--unsafe-fixes")
-    assert data["kept"] == {} and data["dropped"] == {}
+    assert data["kept"] == {} and data["tried"] == []
     assert data["before"]["compiled_by"] == "entry"
     assert (data["before"]["graph_breaks"], data["before"]["fullgraph"]) == (0, True)
     assert entry.read_text() == original
@@ -110,7 +110,7 @@ def test_a_rewrite_whose_compiled_run_fails_is_dropped_with_the_reason(workdir: 
     result = invoke("fix", "--entry", str(entry), "--compile-options", "backend=eager", str(entry))
     assert result.exit_code == 0, result.output
     assert (
-        "rewrite dropped, it did not verify: the compiled run fails with TypeError: sequence item 1: "
+        "hoist-with [safe] dropped, it did not verify: the compiled run fails with TypeError: sequence item 1: "
         "expected str instance, int found"
     ) in " ".join(result.stderr.split())
     assert entry.read_text() == original

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import html
 import os
 import sysconfig
@@ -27,9 +28,9 @@ from rich.text import Text
 
 from graphweld.edits import apply_edits
 from graphweld.engine import Change, compiles, fix_text
-from graphweld.runs.entry import BreakSite, FileSites, RunReport
+from graphweld.runs.entry import BreakSite, FileSites, Recompile, RunReport, break_site
 from graphweld.runs.explanation import ExplainedSite, explain_sites
-from graphweld.frontends.report import Site, break_sites_table, picture_rows, picture_table, short_path, unified_diff
+from graphweld.frontends.report import Site, break_sites_table, explained_sites, picture, picture_rows, picture_table, short_path, unified_diff
 from graphweld.settings import Settings, find_config_file, load_settings
 from graphweld.source import SourceError, read_source, write_atomically
 
@@ -99,9 +100,11 @@ class ExplainReport:
     def ops(self) -> int:
         return self.run.ops
 
-    def totals(self) -> dict[str, str]:
-        """The run's compile picture, as `graphweld explain` shows it, with the device."""
-        return {"device": self.run.device, **dict(picture_rows(self.run))}
+    def totals(self) -> dict[str, object]:
+        """The run's compile picture with the device, as numbers (`graphweld explain --format
+        json` gives the same): graphs, ops, skipped frames, graph breaks and sites, recompiles;
+        `fullgraph` is None (not checked in a live run)."""
+        return {"device": self.run.device, **picture(self.run)}
 
     # -- applying ---------------------------------------------------------------------------------
 
@@ -193,7 +196,8 @@ class ExplainReport:
             if self.sites else "<p>No graph breaks.</p>"
         )
         totals = "".join(
-            f"<tr><td>{html.escape(name)}</td><td>{html.escape(str(value))}</td></tr>" for name, value in self.totals().items()
+            f"<tr><td>{html.escape(name)}</td><td>{html.escape(value)}</td></tr>"
+            for name, value in [("device", self.run.device), *picture_rows(self.run)]
         )
         hint = "<p><code>report.fix()</code> applies the safe fixes to these files.</p>" if any(s.diff for s in self.sites) else ""
         if self.skipped_frames:
@@ -259,16 +263,16 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict) -> RunRepo
     import torch._dynamo
     from torch._dynamo.utils import counters
 
-    from graphweld.runs.runner import GraphCounter, parse_break
+    from graphweld.runs.runner import GraphCounter, parse_break, parse_recompile, skipped_frames
 
     compiled_already = _compiles_itself(torch, model)
     callable_ = model if compiled_already else torch.compile(model)
     torch._dynamo.reset()
     counters.clear()
-    with _graph_break_messages(torch) as messages, GraphCounter() as graphs:
+    with _dynamo_log(torch) as log, GraphCounter() as graphs:
         callable_(*args, **kwargs)
-    breaks = [parsed for parsed in map(parse_break, messages) if parsed is not None]
-    frames = counters["frames"]
+    breaks = [parsed for parsed in map(parse_break, log.breaks) if parsed is not None]
+    recompiles = [parsed for parsed in map(parse_recompile, log.recompiles) if parsed is not None]
     device = _device_of(torch, model, args, kwargs)
     return RunReport(
         device=device,
@@ -276,16 +280,10 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict) -> RunRepo
         outputs={},
         graphs=len(graphs.ops_per_graph),
         ops=sum(graphs.ops_per_graph),
-        skipped_frames=max(frames["total"] - frames["ok"], sum(b["skipped_frame"] for b in breaks)),
+        skipped_frames=skipped_frames({"total": 0, "ok": 0, **counters["frames"]}, breaks),
         compiled_by="entry" if compiled_already else "graphweld",
-        breaks=[
-            BreakSite(
-                file=b["file"], line=b["line"], gb=b["gb"], reason=b["reason"], hint=b["hint"],
-                skipped_frame=b["skipped_frame"], explanation=b["explanation"],
-                stack=tuple((frame[0], frame[1], frame[2]) for frame in b["stack"]),
-            )
-            for b in breaks
-        ],
+        breaks=[break_site(parsed) for parsed in breaks],
+        recompiles=[Recompile(r["function"], r["file"], r["line"], r["reason"]) for r in recompiles],
     )
 
 
@@ -308,29 +306,25 @@ def _device_of(torch: Any, model: Any, args: tuple, kwargs: dict) -> str:
 
 
 @contextlib.contextmanager
-def _graph_break_messages(torch: Any) -> Iterator[list[str]]:
-    """Dynamo's graph-break records while the block runs; the process's logging set-up (torch's
-    log settings, and the graph-break loggers' handlers, level and propagation) restored after."""
+def _dynamo_log(torch: Any) -> Iterator[Any]:
+    """Dynamo's graph-break and recompile records while the block runs; the process's logging
+    set-up (torch's log settings, and those loggers' handlers, level and propagation) restored
+    after."""
     import logging
 
     import torch._logging._internal as log_internal
 
-    from graphweld.runs.runner import _collect_breaks
-
-    def break_loggers() -> dict[str, logging.Logger]:
-        return {
-            name: logging.getLogger(name) for name in list(logging.Logger.manager.loggerDict) if name.endswith("__graph_breaks")
-        }
+    from graphweld.runs.runner import collect_dynamo_log, dynamo_loggers
 
     saved_state = copy.deepcopy(log_internal._get_log_state())
-    saved_loggers = {name: (list(lg.handlers), lg.propagate, lg.level) for name, lg in break_loggers().items()}
-    collector = _collect_breaks(torch)
+    saved_loggers = {name: (list(lg.handlers), lg.propagate, lg.level) for name, lg in dynamo_loggers().items()}
+    collector = collect_dynamo_log(torch)
     try:
-        yield collector.messages
+        yield collector
     finally:
         log_internal._set_log_state(saved_state)
         log_internal._init_logs()
-        for name, logger in break_loggers().items():
+        for name, logger in dynamo_loggers().items():
             handlers, propagate, level = saved_loggers.get(name, ([], True, logging.NOTSET))
             logger.handlers[:] = handlers
             logger.propagate = propagate
@@ -340,14 +334,11 @@ def _graph_break_messages(torch: Any) -> Iterator[list[str]]:
 def _sites(explained: list[ExplainedSite]) -> list[Site]:
     """Each explained site as the report shows it, with its change's diff."""
     sites = []
-    for item in explained:
-        site = item.site
+    for item, site in zip(explained, explained_sites(explained, shorten=_short)):
         # A site in code typed into a cell has no file to fix: the notebook holds the code.
         action = item.action if os.path.isfile(site.file) else INTERACTIVE_CODE
         diff = _diff(site.file, item.text, item.change) if item.change is not None and item.text is not None else ""
-        reason = f"{site.reason} (in {_short(site.via)})" if site.via else site.reason
-        location = f"{_short(site.file)}:{site.line}"
-        sites.append(Site(site.file, site.line, site.gb, reason, site.skipped_frame, item.rule, action, location, diff))
+        sites.append(dataclasses.replace(site, action=action, diff=diff))
     return sites
 
 

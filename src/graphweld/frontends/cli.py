@@ -22,17 +22,21 @@ from rich.text import Text
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.engine import FileResult, RuleSelectionError, process_source, run, selected_rules
 from graphweld.frontends.report import (
-    Site,
     Summary,
     break_sites_table,
+    explained_sites,
     file_diff,
+    picture,
     picture_table,
+    place,
     print_diff,
+    recompiles_as_json,
     results_as_github,
     results_as_json,
     results_as_sarif,
     short_path,
     site_line,
+    sites_as_json,
     unified_diff,
 )
 from graphweld.frontends.progress import StepProgress
@@ -58,9 +62,27 @@ def _stderr() -> Console:
     return Console(file=sys.stderr, highlight=False, soft_wrap=True)
 
 
+def _table_stderr() -> Console:
+    """The summary tables of `fix --entry`, which go with its messages: as `_table_stdout`."""
+    console = Console(file=sys.stderr, highlight=False)
+    return console if console.is_terminal else Console(file=sys.stderr, highlight=False, width=200)
+
+
 def _fail(message: str) -> "click.exceptions.Exit":
     _stderr().print(f"[bold red]error:[/] {message}", highlight=False)
     return click.exceptions.Exit(EXIT_ERROR)
+
+
+def _entry_failure(exc: Exception, show_traceback: bool) -> "click.exceptions.Exit":
+    """An entry that could not be run: its one line, after the program's whole traceback when
+    asked for (`--traceback`)."""
+    traceback = getattr(exc, "traceback", "")
+    if show_traceback and traceback:
+        _stderr().print(Text(traceback.rstrip()))
+    return _fail(str(exc))
+
+
+_TRACEBACK_HELP = "When the entry's program raises, print its whole traceback."
 
 
 def _rule_ids(values: Sequence[str]) -> frozenset[str]:
@@ -97,6 +119,7 @@ def main() -> None:
               help="Where --entry runs.")
 @click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend; and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per --entry run.")
+@click.option("--traceback", "show_traceback", is_flag=True, help=_TRACEBACK_HELP)
 def fix(
     paths: tuple[str, ...],
     show_diff: bool,
@@ -115,6 +138,7 @@ def fix(
     device: str,
     compile_options: str | None,
     timeout: float,
+    show_traceback: bool,
 ) -> None:
     """Fix graph breaks in the Python files under PATHS (files are rewritten in place).
 
@@ -150,13 +174,14 @@ def fix(
             raise _fail("--interactive cannot be combined with --diff, --check, --format json/github/sarif or '-' (stdin)")
         if not sys.stdin.isatty():
             raise _fail("--interactive needs a terminal to ask questions on (stdin is not a terminal); use --diff to review changes non-interactively")
-        code = _fix_interactive(paths, settings, entry, device, compile_options, timeout)
+        code = _fix_interactive(paths, settings, entry, device, compile_options, timeout, show_traceback)
     elif output_format in ("github", "sarif") and (entry is not None or reading_stdin):
         raise _fail(f"--format {output_format} reports on files on disk: it cannot be combined with --entry or '-' (stdin)")
     elif entry is not None:
         if reading_stdin:
             raise _fail("--entry cannot be combined with '-' (stdin)")
-        code = _fix_with_entry(entry, paths, settings, device, compile_options, timeout, show_diff, check, output_format)
+        code = _fix_with_entry(entry, paths, settings, device, compile_options, timeout, show_diff, check, output_format,
+                               show_traceback)
     elif reading_stdin:
         code = _fix_stdin(stdin_filename or "<stdin>", settings, show_diff, check, output_format)
     else:
@@ -167,7 +192,8 @@ def fix(
 
 
 def _fix_interactive(
-    paths: Sequence[str], settings: Settings, entry: str | None, device: str, compile_options: str | None, timeout: float
+    paths: Sequence[str], settings: Settings, entry: str | None, device: str, compile_options: str | None, timeout: float,
+    show_traceback: bool,
 ) -> int:
     import signal
 
@@ -186,7 +212,7 @@ def _fix_interactive(
                 steps.step("running the entry eagerly (the reference) and compiled")
                 verify, sites = _entry_verifier(entry, paths, settings, device, compile_options, timeout)
         except EntryError as exc:
-            raise _fail(str(exc))
+            raise _entry_failure(exc, show_traceback)
     review = Review(settings, console, ask=lambda prompt: console.input(Text(prompt, style="bold")), verify=verify, sites=sites)
     try:
         summary = review.run(paths)
@@ -337,6 +363,7 @@ def _fix_stdin(name: str, settings: Settings, show_diff: bool, check: bool, outp
 
 
 def _entry_options(function):  # type: ignore[no-untyped-def]
+    function = click.option("--traceback", "show_traceback", is_flag=True, help=_TRACEBACK_HELP)(function)
     function = click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True,
                             help="Seconds per run.")(function)
     function = click.option("--compile-options", metavar="K=V,...",
@@ -353,8 +380,8 @@ def _entry_options(function):  # type: ignore[no-untyped-def]
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="pyproject.toml to read [tool.graphweld] from.")
-def explain(entry: str, device: str, compile_options: str | None, timeout: float, output_format: str,
-            config_path: Path | None) -> None:
+def explain(entry: str, device: str, compile_options: str | None, timeout: float, show_traceback: bool,
+            output_format: str, config_path: Path | None) -> None:
     """Run ENTRY under torch.compile and list every graph break, with the rule that fixes it."""
     import json
 
@@ -377,35 +404,45 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
                 progress=lambda message: steps.step(f"{message}: eager and compiled runs"), failed=steps.note,
             )
     except (EntryError, SettingsError) as exc:
-        raise _fail(str(exc))
+        raise _entry_failure(exc, show_traceback)
     _note_unused_options(report)
     explained = explain_sites(report, settings)
     if output_format == "json":
         click.echo(json.dumps({
-            "device": report.device, "torch": report.torch_version, **_picture_dict(report),
-            "sites": [
-                {"file": item.site.file, "line": item.site.line, "gb": item.site.gb,
-                 "type": "skipped frame" if item.site.skipped_frame else "graph break",
-                 "reason": item.site.reason, "via": item.site.via or None, "rule": item.rule, "action": item.action}
-                for item in explained
-            ],
+            "device": report.device, "torch": report.torch_version, **picture(report),
+            "fullgraph_error": report.fullgraph_error,
+            "sites": sites_as_json(explained),
+            "recompile_sites": recompiles_as_json(report),
             "capture_settings": _trials_json(trials),
         }, indent=2))
         return
     out = _table_stdout()
-    sites = [
-        Site(item.site.file, item.site.line, item.site.gb,
-             f"{item.site.reason} (in {short_path(item.site.via)})" if item.site.via else item.site.reason,
-             item.site.skipped_frame, item.rule, item.action, f"{short_path(item.site.file)}:{item.site.line}")
-        for item in explained
-    ]
-    if sites:
-        out.print(break_sites_table(f"graph breaks ({report.device}, torch {report.torch_version})", sites))
+    if explained:
+        out.print(break_sites_table(f"graph breaks ({report.device}, torch {report.torch_version})", explained_sites(explained)))
     else:
         out.print("No graph breaks.")
     out.print(picture_table("totals", report))
+    _print_recompiles(out, report)
+    _print_fullgraph_failure(out, report)
     out.print(_BOUNDARY_NOTES.get(report.compiled_by or "", ""), highlight=False)
     _print_trials(out, trials)
+
+
+def _print_recompiles(out: Console, report) -> None:  # type: ignore[no-untyped-def]
+    for recompile in report.recompiles:
+        out.print(
+            f"Recompiled {recompile.function} ({short_path(recompile.file)}:{recompile.line}): {recompile.reason}",
+            highlight=False,
+        )
+
+
+def _print_fullgraph_failure(out: Console, report) -> None:  # type: ignore[no-untyped-def]
+    if report.fullgraph_relaxed:
+        out.print(
+            f"The program's own fullgraph=True fails ({report.fullgraph_error}); its breaks were measured "
+            "with fullgraph=True relaxed to False.",
+            highlight=False,
+        )
 
 
 def _trials_json(trials) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
@@ -437,7 +474,8 @@ _BOUNDARY_NOTES = {
 @click.argument("before_entry", metavar="BEFORE.py")
 @click.argument("after_entry", metavar="AFTER.py")
 @_entry_options
-def verify(before_entry: str, after_entry: str, device: str, compile_options: str | None, timeout: float) -> None:
+def verify(before_entry: str, after_entry: str, device: str, compile_options: str | None, timeout: float,
+           show_traceback: bool) -> None:
     """Compare two entries: AFTER compiled must equal BEFORE eager, and not compile worse.
 
     Exit 0 when equal and not worse, 1 otherwise, 2 on errors.
@@ -457,7 +495,7 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
             except RunFailed as exc:  # AFTER's program failing is a verdict; BEFORE's is an error
                 after_failed = exc
     except EntryError as exc:
-        raise _fail(str(exc))
+        raise _entry_failure(exc, show_traceback)
     _note_unused_options(before)
     if after_failed is not None:
         _table_stdout().print(f"[red]not verified[/]: {failed(after_failed).problems[0]}")
@@ -471,6 +509,7 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
         table.add_row(leaf.path, "yes" if leaf.equal else "[red]no[/]", leaf.detail)
     out.print(table)
     out.print(picture_table("compiled", before, after))
+    _print_recompiles(out, after)
     if verdict.ok:
         judged = f"better ({verdict.progress})" if verdict.progress else "the same picture"
         out.print(f"[green]verified[/]: equal outputs, printed output, log records and warnings; compiles {judged}")
@@ -489,20 +528,8 @@ def _note_unused_options(report) -> None:  # type: ignore[no-untyped-def]
         )
 
 
-def _picture_dict(report) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    return {
-        "compiled_by": report.compiled_by,
-        "graphs": report.graphs,
-        "ops": report.ops,
-        "skipped_frames": report.skipped_frames,
-        "graph_breaks": len(report.breaks),
-        "break_sites": len(report.sites),
-        "fullgraph": report.fullgraph,
-    }
-
-
 def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device: str, compile_options: str | None,
-                    timeout: float, show_diff: bool, check: bool, output_format: str) -> int:
+                    timeout: float, show_diff: bool, check: bool, output_format: str, show_traceback: bool) -> int:
     import json
     import os
 
@@ -526,7 +553,7 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
                 failed=steps.note,
             )
     except EntryError as exc:
-        raise _fail(str(exc))
+        raise _entry_failure(exc, show_traceback)
     _note_unused_options(result.before)
     write = not (show_diff or check)
     for path, candidate in sorted(result.kept.items()):
@@ -537,13 +564,17 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
                 result.errors[path] = str(exc)
     setting_fix, setting_note = _capture_setting_fix(entry, trials, settings, write, result.errors)
     after = result.after or result.before
+    instead_of = {(item.path, item.change): item.instead_of for item in result.tried if item.kept}
     if output_format == "json":
         click.echo(json.dumps({
             "device": result.before.device,
-            "before": _picture_dict(result.before),
-            "after": _picture_dict(after),
+            "before": picture(result.before),
+            "after": picture(after),
             "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
-            "dropped": result.dropped, "errors": result.errors, "written": write,
+            "tried": [_tried_json(item) for item in result.tried],
+            "errors": result.errors, "written": write,
+            "remaining": sites_as_json(result.remaining),
+            "recompile_sites": recompiles_as_json(after),
             "capture_settings": _trials_json(trials),
             "capture_setting_fix": None if setting_fix is None else {
                 "path": setting_fix.path, "line": setting_fix.line, "settings": list(setting_fix.trial.settings),
@@ -556,14 +587,28 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
             if show_diff:
                 print_diff(out, unified_diff(path, candidate.source.text, candidate.fixed))
             for change in candidate.applied:
-                err.print(site_line(change, prefix="verified, " + ("fixed: " if write else "would fix: ")))
-        for path, why in sorted(result.dropped.items()):
-            err.print(f"[bold]{path}[/]: [yellow]rewrite dropped, it did not verify:[/] {why}", highlight=False)
+                first = instead_of.get((path, change))
+                after_failure = f" (tried after {first.rule} at line {first.location.line} did not verify)" if first else ""
+                err.print(site_line(change, prefix="verified" + after_failure + ", " + ("fixed: " if write else "would fix: ")))
+        for item in result.dropped:
+            line = Text()
+            line.append(f"{place(item.change)}: ", style="bold")
+            line.append(item.change.rule + (f" ({item.change.form})" if item.change.form else ""), style="magenta")
+            line.append(f" [{item.change.safety.value}] ")
+            line.append(f"dropped, {item.why}", style="yellow")
+            err.print(line, soft_wrap=True)
         for path, message in sorted(result.errors.items()):
             err.print(f"[bold]{path}[/]: [red]error:[/] {message}", highlight=False)
         if result.sites_outside:
             err.print(f"{result.sites_outside} break site(s) lie outside the given paths and were left alone.")
-        err.print(picture_table(f"compiled on {result.before.device}", result.before, after))
+        tables = _table_stderr()
+        tables.print(picture_table(f"compiled on {result.before.device}", result.before, after))
+        _print_recompiles(err, after)
+        _print_fullgraph_failure(err, after)
+        if result.remaining:
+            tables.print(break_sites_table("graph breaks left", explained_sites(result.remaining)))
+        else:
+            err.print("No graph breaks left.")
         _print_trials(err, trials)
         if setting_fix is not None:
             if show_diff:
@@ -579,6 +624,17 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device
     if result.errors:
         return EXIT_ERROR
     return EXIT_PENDING if result.kept or setting_fix is not None else EXIT_OK
+
+
+def _tried_json(item) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """A change `fix --entry` verified and dropped, or kept as a site's next fix."""
+    change = item.change
+    first = item.instead_of
+    return {
+        "path": item.path, "line": change.location.line, "column": change.location.column, "rule": change.rule,
+        "form": change.form or None, "safety": change.safety.value, "kept": item.kept, "why": item.why or None,
+        "instead_of": None if first is None else {"rule": first.rule, "form": first.form or None, "line": first.location.line},
+    }
 
 
 def _capture_setting_fix(entry: str, trials, settings: Settings, write: bool, errors: dict[str, str]):  # type: ignore[no-untyped-def]

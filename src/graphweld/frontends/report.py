@@ -100,9 +100,12 @@ class Site:
     location: str
     diff: str = ""
 
+    # "graph break", "skipped frame" or "skipped rest of frame" (see BreakSite.kind).
+    type: str = ""
+
     @property
     def kind(self) -> str:
-        return "skipped frame" if self.skipped_frame else "graph break"
+        return self.type or ("skipped frame" if self.skipped_frame else "graph break")
 
     @property
     def fix(self) -> str:
@@ -122,10 +125,52 @@ def break_sites_table(title: str, sites: Iterable[Site]) -> Table:
     return table
 
 
+def explained_sites(explained, shorten=short_path) -> list[Site]:  # type: ignore[no-untyped-def]
+    """A run's explained break sites (`ExplainedSite`s) as the tables show them."""
+    sites = []
+    for item in explained:
+        site = item.site
+        reason = f"{site.reason} (in {shorten(site.via)})" if site.via else site.reason
+        location = f"{shorten(site.file)}:{site.line}"
+        sites.append(Site(site.file, site.line, site.gb, reason, site.skipped_frame, item.rule, item.action, location, type=site.kind))
+    return sites
+
+
+def sites_as_json(explained) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """A run's explained break sites for `--format json`."""
+    return [
+        {"file": item.site.file, "line": item.site.line, "gb": item.site.gb, "type": item.site.kind,
+         "reason": item.site.reason, "via": item.site.via or None, "rule": item.rule, "action": item.action}
+        for item in explained
+    ]
+
+
+def picture(report) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """What a run's compile looked like, as numbers: who compiled it, graphs, ops, skipped frames,
+    graph breaks and their sites, recompiles, and whether fullgraph=True compiles (None: not
+    checked)."""
+    return {
+        "compiled_by": report.compiled_by,
+        "graphs": report.graphs,
+        "ops": report.ops,
+        "skipped_frames": report.skipped_frames,
+        "graph_breaks": len(report.breaks),
+        "break_sites": len(report.sites),
+        "recompiles": len(report.recompiles),
+        "fullgraph": report.fullgraph,
+    }
+
+
+def recompiles_as_json(report) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """Each recompilation a run logged: the function, where it is, the first guard that failed."""
+    return [{"function": r.function, "file": r.file, "line": r.line, "reason": r.reason} for r in report.recompiles]
+
+
 def picture_rows(report) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
-    """What a run's compile looked like, as (name, value) rows: who compiled it, graphs, ops,
-    skipped frames, graph breaks and sites, and whether fullgraph=True compiles."""
+    """`picture` as (name, value) rows for a person."""
     fullgraph = {True: "compiles", False: "fails", None: "not checked"}[report.fullgraph]
+    if report.fullgraph_relaxed:
+        fullgraph += " (breaks measured with it relaxed)"
     return [
         ("compiled by", report.compiler),
         ("graphs", str(report.graphs)),
@@ -133,6 +178,7 @@ def picture_rows(report) -> list[tuple[str, str]]:  # type: ignore[no-untyped-de
         ("skipped frames", str(report.skipped_frames)),
         ("graph breaks (logged)", str(len(report.breaks))),
         ("graph break sites", str(len(report.sites))),
+        ("recompiles (all calls)", str(len(report.recompiles))),
         ("fullgraph=True", fullgraph),
     ]
 

@@ -33,11 +33,22 @@ class EntryError(Exception):
 
 
 class RunFailed(EntryError):
-    """The entry's program raised: `reason` is the exception's first line, without the entry."""
+    """The entry's program raised: `reason` is the exception's first line, without the entry;
+    `site` where in the user's code it was raised (`file:line`, or ""), and `traceback` the whole
+    traceback, for `--traceback`."""
 
-    def __init__(self, entry: str, reason: str) -> None:
-        super().__init__(f"{entry}: {reason}")
-        self.reason = reason
+    def __init__(self, entry: str, reason: str, site: str = "", traceback: str = "") -> None:
+        where = f" (at {_short(site)})" if site else ""
+        super().__init__(f"{entry}: {reason}{where}")
+        self.reason = f"{reason}{where}"
+        self.site = site
+        self.traceback = traceback
+
+
+def _short(path: str) -> str:
+    """A path relative to the current directory when it lies below it."""
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if relative.startswith("..") else relative
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,14 @@ class BreakSite:
     via: str = ""
     # The file of the frame that called the function holding `file:line`, when known.
     caller: str = ""
+    # What Dynamo skipped there: "frame" (the whole function), "rest" (what follows the break,
+    # which it could not resume from), or "" (it went on compiling after the break).
+    skipped: str = ""
+
+    @property
+    def kind(self) -> str:
+        """For a person: "graph break", "skipped frame" or "skipped rest of frame"."""
+        return {"frame": "skipped frame", "rest": "skipped rest of frame"}.get(self.skipped, "skipped frame" if self.skipped_frame else "graph break")
 
     def in_code(self, wanted: Callable[[str], bool]) -> "BreakSite | None":
         """This site, or the innermost caller on its stack whose file is `wanted`, moved there: a
@@ -136,9 +155,20 @@ def _library_roots() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
     return torch_roots, site_roots, stdlib_roots
 
 
+@dataclass(frozen=True)
+class Recompile:
+    """One recompilation Dynamo logged: the function, where it is, and the first guard that failed."""
+
+    function: str
+    file: str
+    line: int
+    reason: str
+
+
 @dataclass
 class RunReport:
-    """What one run of an entry saw. `outputs` maps "eager"/"compiled" to output pytrees."""
+    """What one run of an entry saw. `outputs` maps "eager"/"compiled" to the first call's output
+    pytree, and "eager_calls"/"compiled_calls" to every call's, in order."""
 
     device: str
     torch_version: str
@@ -161,6 +191,11 @@ class RunReport:
     compiled_by: str | None = None
     # --compile-options that applied to nothing: the program compiled itself (only `backend` applies).
     unused_compile_options: tuple[str, ...] = ()
+    # Recompilations over all the calls of the compiled run.
+    recompiles: list[Recompile] = field(default_factory=list)
+    # The program's own fullgraph=True failed, so its compiled picture was measured with it
+    # relaxed to fullgraph=False (`fullgraph` says False, `fullgraph_error` why).
+    fullgraph_relaxed: bool = False
 
     @property
     def compiler(self) -> str:
@@ -197,19 +232,64 @@ def run_entry(
     check_fullgraph: bool = True,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> RunReport:
-    """Run `entry` in a fresh interpreter and return what it reported."""
+    """Run `entry` in a fresh interpreter and return what it reported. A program whose own
+    `fullgraph=True` compile fails is run compiled once more, in another interpreter, with it
+    relaxed: the failure is its `fullgraph` verdict, the relaxed run its breaks."""
     path, factory = parse_entry(entry)
+    request = {
+        "entry": path,
+        "factory": factory,
+        "modes": list(modes),
+        "device": device,
+        "compile_options": compile_options or {},
+        "overlay": overlay or {},
+        "check_fullgraph": check_fullgraph,
+    }
+    result, outputs = _run_runner(entry, path, request, timeout)
+    if result.get("fullgraph_failed"):
+        relaxed, relaxed_outputs = _run_runner(entry, path, {**request, "modes": ["compiled"], "relax_fullgraph": True}, timeout)
+        result = {**result, **relaxed, "fullgraph": False, "fullgraph_error": result.get("fullgraph_error")}
+        outputs = {**outputs, **relaxed_outputs}
+    for mode in ("eager", "compiled"):
+        if f"{mode}_calls" in outputs:
+            outputs[mode] = outputs[f"{mode}_calls"][0]
+    return RunReport(
+        device=result["device"],
+        torch_version=result["torch"],
+        outputs=outputs,
+        eager_stdout=result.get("eager_stdout"),
+        compiled_stdout=result.get("compiled_stdout"),
+        eager_log_records=result.get("eager_log_records"),
+        compiled_log_records=result.get("compiled_log_records"),
+        eager_warnings=result.get("eager_warnings"),
+        compiled_warnings=result.get("compiled_warnings"),
+        graphs=result.get("graphs", 0),
+        ops=result.get("ops", 0),
+        skipped_frames=result.get("skipped_frames", 0),
+        fullgraph=result.get("fullgraph"),
+        fullgraph_error=result.get("fullgraph_error"),
+        compiled_by=result.get("compiled_by"),
+        unused_compile_options=tuple(result.get("unused_compile_options", ())),
+        breaks=[break_site(b) for b in result.get("breaks", [])],
+        recompiles=[Recompile(r["function"], r["file"], r["line"], r["reason"]) for r in result.get("recompiles", [])],
+        fullgraph_relaxed=bool(result.get("fullgraph_relaxed")),
+    )
+
+
+def break_site(parsed: dict[str, Any]) -> BreakSite:
+    """A break site from the runner's parse of one graph-break record."""
+    return BreakSite(
+        file=parsed["file"], line=parsed["line"], gb=parsed["gb"], reason=parsed["reason"], hint=parsed["hint"],
+        skipped_frame=parsed["skipped_frame"], explanation=parsed.get("explanation", ""),
+        stack=tuple((frame[0], frame[1], frame[2]) for frame in parsed.get("stack", [])),
+        skipped=parsed.get("skipped", ""),
+    )
+
+
+def _run_runner(entry: str, path: str, request: dict[str, Any], timeout: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One runner process: its result and its outputs."""
     with tempfile.TemporaryDirectory(prefix="graphweld-run-") as scratch:
-        request = {
-            "entry": path,
-            "factory": factory,
-            "modes": list(modes),
-            "device": device,
-            "compile_options": compile_options or {},
-            "overlay": overlay or {},
-            "check_fullgraph": check_fullgraph,
-            "outputs_path": os.path.join(scratch, "outputs.pt"),
-        }
+        request = {**request, "outputs_path": os.path.join(scratch, "outputs.pt")}
         request_path = os.path.join(scratch, "request.json")
         result_path = os.path.join(scratch, "result.json")
         with open(request_path, "w", encoding="utf-8") as handle:
@@ -230,38 +310,13 @@ def run_entry(
         with open(result_path, encoding="utf-8") as handle:
             result = json.load(handle)
         if not result.get("ok"):
-            raise RunFailed(entry, result.get("error", "the run failed"))
+            raise RunFailed(entry, result.get("error", "the run failed"), result.get("error_site", ""), result.get("traceback", ""))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. "Failed to initialize NumPy" on import
             import torch
 
         outputs = torch.load(request["outputs_path"], weights_only=False)
-    return RunReport(
-        device=result["device"],
-        torch_version=result["torch"],
-        outputs=outputs,
-        eager_stdout=result.get("eager_stdout"),
-        compiled_stdout=result.get("compiled_stdout"),
-        eager_log_records=result.get("eager_log_records"),
-        compiled_log_records=result.get("compiled_log_records"),
-        eager_warnings=result.get("eager_warnings"),
-        compiled_warnings=result.get("compiled_warnings"),
-        graphs=result.get("graphs", 0),
-        ops=result.get("ops", 0),
-        skipped_frames=result.get("skipped_frames", 0),
-        fullgraph=result.get("fullgraph"),
-        fullgraph_error=result.get("fullgraph_error"),
-        compiled_by=result.get("compiled_by"),
-        unused_compile_options=tuple(result.get("unused_compile_options", ())),
-        breaks=[
-            BreakSite(
-                file=b["file"], line=b["line"], gb=b["gb"], reason=b["reason"], hint=b["hint"],
-                skipped_frame=b["skipped_frame"], explanation=b.get("explanation", ""),
-                stack=tuple((frame[0], frame[1], frame[2]) for frame in b.get("stack", [])),
-            )
-            for b in result.get("breaks", [])
-        ],
-    )
+    return result, outputs
 
 
 # Compile options that are switches, and the Dynamo settings `--compile-options` also takes.

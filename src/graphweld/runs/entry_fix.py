@@ -1,20 +1,36 @@
 """`graphweld fix --entry`: find break sites by running the entry, rewrite the files under the
-given paths that hold them, verify the rewrites together through the import overlay, and keep
-only what verifies (bisecting over files when the whole set fails)."""
+given paths that hold them, verify the rewrites through the import overlay, and keep only what
+makes the compile picture strictly better with every call's outputs equal to eager.
+
+Each round rewrites the files holding the sites the last run saw (a skipped frame hides the breaks
+after its first one, so each round's run may reveal more). The round's changes are verified
+together first; when they fail, the search halves them down to single changes. A change that
+fails alone gives way to the site's next fix, in a stated order: the engine's own choice with the
+failed change ruled out, which is the same rule's next form (isolate-io: split, then defer, then
+guard) and then the other rules, in registry order; at most `MAX_ALTERNATIVES` are tried. An unsafe
+change changes behaviour, so it is kept only when it buys something: it must be at a break the run
+saw, and the round's picture must be worse without the round's unsafe changes. A round whose
+picture is not strictly better than the last keeps nothing.
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from graphweld.discover import discover
-from graphweld.engine import Change, fix_text
-from graphweld.runs.entry import EntryError, RunReport, run_entry, sites_by_file
+from graphweld.engine import Change, ChangeKey, FixOutcome, fix_text
+from graphweld.runs.entry import EntryError, FileSites, RunReport, run_entry, sites_by_file
+from graphweld.runs.explanation import ExplainedSite, explain_sites
+from graphweld.runs.verify import Verdict, compare_pictures, failed, judge
 from graphweld.rule import Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, read_source
-from graphweld.runs.verify import Verdict, failed, judge
+
+MAX_ROUNDS = 4
+# Next fixes tried for one site after its first did not verify.
+MAX_ALTERNATIVES = 3
 
 
 @dataclass
@@ -28,15 +44,41 @@ class Candidate:
         return any(change.safety is Safety.UNSAFE for change in self.applied)
 
 
+@dataclass(frozen=True)
+class Tried:
+    """A change that was verified and not kept (`why` says why), or one kept as the next fix of
+    a site whose first did not verify (`instead_of`)."""
+
+    path: str
+    change: Change
+    kept: bool
+    why: str = ""
+    instead_of: Change | None = None
+
+
 @dataclass
 class EntryFixResult:
     before: RunReport
     after: RunReport | None = None
     kept: dict[str, Candidate] = field(default_factory=dict)
-    dropped: dict[str, str] = field(default_factory=dict)  # path -> why
+    tried: list[Tried] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
     sites_outside: int = 0
     verdict: Verdict | None = None
+    # The breaks the last run still saw, explained on the rewritten texts.
+    remaining: list[ExplainedSite] = field(default_factory=list)
+
+    @property
+    def dropped(self) -> list[Tried]:
+        return [item for item in self.tried if not item.kept]
+
+    @property
+    def texts(self) -> dict[str, str]:
+        """The kept rewrites, by real path, as the runs were served them."""
+        return {os.path.realpath(path): candidate.fixed for path, candidate in self.kept.items()}
+
+
+Run = Callable[[dict[str, str], tuple[str, ...]], RunReport]
 
 
 def fix_with_entry(
@@ -45,11 +87,11 @@ def fix_with_entry(
     settings: Settings,
     *,
     device: str = "auto",
-    compile_options: dict[str, Any] | None = None,
+    compile_options: dict[str, object] | None = None,
     timeout: float = 600,
     progress: Callable[[str], None] = lambda message: None,
 ) -> EntryFixResult:
-    run = lambda overlay, modes: run_entry(  # noqa: E731
+    run: Run = lambda overlay, modes: run_entry(  # noqa: E731
         entry, modes, device=device, compile_options=compile_options, overlay=overlay, timeout=timeout
     )
     progress("running the entry eagerly (the reference) and compiled")
@@ -58,114 +100,233 @@ def fix_with_entry(
 
     files, _ = discover(paths, settings.exclude)
     under = {os.path.realpath(path): path for path in files}
-    kept: dict[str, Candidate] = {}
     report = before
-    # A skipped frame hides the breaks after the first one, so each verified round is run again
-    # and the sites it reveals are fixed in the next round.
     for round_number in range(1, MAX_ROUNDS + 1):
         in_round = lambda message, n=round_number: progress(f"round {n}: {message}")  # noqa: E731
+        sites, result.sites_outside = sites_by_file(report, lambda file: file in under)
         in_round(f"rewriting the files that hold {len(report.sites)} break site(s)")
-        candidates, outside = _candidates(report, under, kept, settings, result.errors)
-        result.sites_outside = outside
-        if not candidates:
+        search = _RoundSearch({under[real]: lines for real, lines in sites.items()}, settings, result, report, run, in_round)
+        accepted = search.run()
+        if accepted is None:
             break
-        accepted, verdict, after = _search(candidates, kept, before, run, in_round, result.dropped)
-        if not accepted:
-            break
-        kept.update(accepted)
-        result.verdict, report = verdict, after
-    result.kept = kept
+        result.kept.update(accepted.candidates)
+        result.verdict, report = accepted.verdict, accepted.after
     result.after = report
+    result.remaining = explain_sites(report, settings, texts=result.texts, dropped=[(t.change, t.why) for t in result.dropped])
     return result
 
 
-MAX_ROUNDS = 4
+@dataclass(frozen=True)
+class _Pick:
+    """Changes of one file verified as one: the keys they are allowed by, and those ruled out
+    before them (a next fix is made with the failed ones ruled out)."""
+
+    path: str
+    changes: tuple[Change, ...]
+    excluded: frozenset[ChangeKey] = frozenset()
+    instead_of: Change | None = None
+
+    @property
+    def allowed(self) -> frozenset[ChangeKey]:
+        return frozenset(change.key for change in self.changes)
+
+    @property
+    def unsafe(self) -> bool:
+        return any(change.safety is Safety.UNSAFE for change in self.changes)
 
 
-def _candidates(
-    report: RunReport,
-    under: dict[str, str],
-    kept: dict[str, Candidate],
-    settings: Settings,
-    errors: dict[str, str],
-) -> tuple[dict[str, Candidate], int]:
-    """Rewrites of the files (as kept so far) that hold the sites `report` saw."""
-    sites, outside = sites_by_file(report, lambda file: file in under)
-    candidates: dict[str, Candidate] = {}
-    for real, file_sites in sorted(sites.items()):
-        path = under[real]
-        try:
-            previous = kept.get(path)
-            source = previous.source if previous is not None else read_source(path)
-            text = previous.fixed if previous is not None else source.text
-            outcome = fix_text(
-                text,
-                path,
-                settings,
-                site_lines=file_sites.lines,
-                called_lines=file_sites.called_lines,
-                data_dependent_lines=file_sites.data_dependent_lines,
+@dataclass
+class _Accepted:
+    picks: list[_Pick]
+    verdict: Verdict
+    after: RunReport
+    candidates: dict[str, Candidate]
+
+
+class _RoundSearch:
+    """One round: the changes for the sites a run saw, searched for the set that verifies and
+    makes the picture strictly better than the run's (`previous`)."""
+
+    def __init__(
+        self,
+        sites: dict[str, FileSites],
+        settings: Settings,
+        result: EntryFixResult,
+        previous: RunReport,
+        run: Run,
+        progress: Callable[[str], None],
+    ) -> None:
+        self.sites = sites
+        self.settings = settings
+        self.result = result
+        self.previous = previous
+        self.run_entry = run
+        self.progress = progress
+        self._outcomes: dict[tuple[str, frozenset[ChangeKey] | None, frozenset[ChangeKey]], FixOutcome] = {}
+        self._bases: dict[str, tuple[SourceFile, str, list[Change]]] = {}
+
+    # -- building and verifying ----------------------------------------------------------------
+
+    def base(self, path: str) -> tuple[SourceFile, str, list[Change]]:
+        """The file as the earlier rounds left it: its source, its text, the changes applied."""
+        if path not in self._bases:
+            kept = self.result.kept.get(path)
+            if kept is not None:
+                self._bases[path] = (kept.source, kept.fixed, kept.applied)
+            else:
+                source = read_source(path)
+                self._bases[path] = (source, source.text, [])
+        return self._bases[path]
+
+    def build(self, path: str, allowed: frozenset[ChangeKey] | None, excluded: frozenset[ChangeKey] = frozenset()) -> FixOutcome:
+        key = (path, allowed, excluded)
+        if key not in self._outcomes:
+            _, text, _ = self.base(path)
+            lines = self.sites[path]
+            self._outcomes[key] = fix_text(
+                text, path, self.settings, site_lines=lines.lines, called_lines=lines.called_lines,
+                data_dependent_lines=lines.data_dependent_lines, allowed=allowed, excluded=excluded,
             )
-        except SourceError as exc:
-            errors[path] = str(exc)
-            continue
-        if outcome.text != text:
-            earlier = previous.applied if previous is not None else []
-            candidates[path] = Candidate(source, outcome.text, [*earlier, *outcome.applied])
-    return candidates, outside
+        return self._outcomes[key]
 
-
-def _search(
-    candidates: dict[str, Candidate],
-    base: dict[str, Candidate],
-    before: RunReport,
-    run: Callable[[dict[str, str], tuple[str, ...]], RunReport],
-    progress: Callable[[str], None],
-    dropped: dict[str, str],
-) -> tuple[dict[str, Candidate], Verdict | None, RunReport]:
-    """The largest set of candidates found to verify together with `base` (halving on failure)."""
-
-    def verify(subset: dict[str, Candidate], bisecting: bool = False) -> tuple[Verdict, RunReport | None]:
-        changes = sum(len(candidate.applied) for candidate in subset.values())
-        step = "bisecting, verifying" if bisecting else "verifying"
-        progress(f"{step} {changes} change(s) in {len(subset)} file(s) (compiled run)")
-        together = {**base, **subset}
+    def verify(self, picks: Sequence[_Pick], step: str = "verifying") -> tuple[Verdict, RunReport | None, dict[str, Candidate]]:
+        candidates: dict[str, Candidate] = {}
+        for path in sorted({pick.path for pick in picks}):
+            mine = [pick for pick in picks if pick.path == path]
+            allowed = frozenset().union(*(pick.allowed for pick in mine))
+            excluded = frozenset().union(*(pick.excluded for pick in mine))
+            source, text, earlier = self.base(path)
+            outcome = self.build(path, allowed, excluded)
+            if outcome.text != text:
+                candidates[path] = Candidate(source, outcome.text, [*earlier, *outcome.applied])
+        if not candidates:
+            return Verdict([], ["the change applies only together with changes that were not kept"]), None, {}
+        changes = sum(len(candidate.applied) - len(self.base(path)[2]) for path, candidate in candidates.items())
+        self.progress(f"{step} {changes} change(s) in {len(candidates)} file(s) (compiled run)")
+        together = {**self.result.kept, **candidates}
+        overlay = {os.path.realpath(path): candidate.fixed for path, candidate in together.items()}
         try:
-            after = run({os.path.realpath(p): c.fixed for p, c in together.items()}, ("compiled",))
+            after = self.run_entry(overlay, ("compiled",))
         except EntryError as exc:
             # The original ran: a rewrite whose run fails is dropped with the reason, not an error.
-            return failed(exc), None
-        return judge(before, after, check_shown=not any(c.unsafe for c in together.values())), after
+            return failed(exc), None, candidates
+        unsafe = any(candidate.unsafe for candidate in together.values())
+        return judge(self.result.before, after, check_shown=not unsafe, previous=self.previous), after, candidates
 
-    def search(
-        subset: dict[str, Candidate], bisecting: bool = False
-    ) -> tuple[dict[str, Candidate], Verdict | None, RunReport | None]:
-        verdict, after = verify(subset, bisecting)
-        if verdict.ok:
-            return subset, verdict, after
-        if len(subset) == 1:
-            (path,) = subset
-            dropped[path] = "; ".join(verdict.problems)
-            return {}, None, None
-        items = sorted(subset.items())
-        middle = len(items) // 2
-        left, left_verdict, left_after = search(dict(items[:middle]), True)
-        right, right_verdict, right_after = search(dict(items[middle:]), True)
-        if not left or not right:
+    def accept(self, picks: list[_Pick], step: str = "verifying") -> tuple[_Accepted | None, Verdict]:
+        """The picks verified together: accepted when the picture got strictly better."""
+        verdict, after, candidates = self.verify(picks, step)
+        if verdict.better and after is not None:
+            return _Accepted(picks, verdict, after, candidates), verdict
+        return None, verdict
+
+    # -- the search ----------------------------------------------------------------------------
+
+    def run(self) -> _Accepted | None:
+        picks = self.first_picks()
+        if not picks:
+            return None
+        accepted = self.search(picks)
+        if accepted is not None:
+            accepted = self.without_unsafe_that_buys_nothing(accepted)
+        for pick in accepted.picks if accepted is not None else ():
+            if pick.instead_of is not None:
+                self.result.tried.extend(Tried(pick.path, change, True, instead_of=pick.instead_of) for change in pick.changes)
+        return accepted
+
+    def first_picks(self) -> list[_Pick]:
+        """One pick per change each file's full rewrite makes; an unsafe one at no break the run
+        saw is dropped at once (it changes behaviour and buys nothing)."""
+        picks = []
+        for path in sorted(self.sites):
+            try:
+                outcome = self.build(path, None)
+            except SourceError as exc:
+                self.result.errors[path] = str(exc)
+                continue
+            lines = self.sites[path].lines
+            for change in outcome.applied:
+                if change.safety is Safety.UNSAFE and not any(change.targets_line(line) for line in lines):
+                    self.drop(path, [change], "it buys nothing: unsafe, and no break the run saw is at it")
+                else:
+                    picks.append(_Pick(path, (change,)))
+        return picks
+
+    def search(self, picks: list[_Pick], bisecting: bool = False) -> _Accepted | None:
+        """The largest set of picks found to make the picture better together (halving on failure)."""
+        accepted, verdict = self.accept(picks, "bisecting, verifying" if bisecting else "verifying")
+        if accepted is not None:
+            return accepted
+        if len(picks) == 1:
+            return self.next_fix(picks[0], verdict)
+        middle = len(picks) // 2
+        left, right = self.search(picks[:middle], True), self.search(picks[middle:], True)
+        if left is None or right is None:
             # One half kept nothing: the other half's own verification stands.
-            return (left, left_verdict, left_after) if left else (right, right_verdict, right_after)
-        merged = {**left, **right}
-        if len(merged) < len(subset):
-            verdict, after = verify(merged, True)
-            if verdict.ok:
-                return merged, verdict, after
+            return left or right
+        merged = [*left.picks, *right.picks]
+        if len(merged) < len(picks) or any(pick not in picks for pick in merged):
+            together, _ = self.accept(merged, "bisecting, verifying")
+            if together is not None:
+                return together
         # Each half verifies alone but not together (the whole set already failed): keep the larger.
-        keep, keep_verdict, keep_after = (
-            (left, left_verdict, left_after) if len(left) >= len(right) else (right, right_verdict, right_after)
-        )
-        for path in set(merged) - set(keep):
-            dropped[path] = "verifies alone but not together with the other rewrites"
-        return keep, keep_verdict, keep_after
+        keep, other = (left, right) if len(left.picks) >= len(right.picks) else (right, left)
+        for pick in other.picks:
+            self.drop(pick.path, pick.changes, "it verifies alone but not together with the other rewrites")
+        return keep
 
-    accepted, verdict, after = search(candidates)
-    return accepted, verdict, after if after is not None else before
+    def next_fix(self, pick: _Pick, verdict: Verdict) -> _Accepted | None:
+        """The site's next fixes, in the engine's order with the failed ones ruled out, until one
+        makes the picture better; None when none does."""
+        self.drop(pick.path, pick.changes, _why_not(verdict), pick.instead_of)
+        first = pick.instead_of or pick.changes[0]
+        ruled_out = pick.excluded | pick.allowed
+        # The file's first rewrite: its changes are other sites' fixes, not this one's next.
+        others = {change.key for change in self.build(pick.path, None).applied}
+        for _ in range(MAX_ALTERNATIVES):
+            try:
+                outcome = self.build(pick.path, None, ruled_out)
+            except SourceError:
+                return None
+            new = tuple(c for c in outcome.applied if c.key not in others and c.key not in ruled_out)
+            if not new:
+                return None
+            alternative = _Pick(pick.path, new, ruled_out, instead_of=first)
+            named = ", ".join(sorted({f"{c.rule} ({c.form})" if c.form else c.rule for c in new}))
+            self.progress(f"trying the next fix for {os.path.basename(pick.path)}:{first.location.line}: {named}")
+            accepted, verdict = self.accept([alternative])
+            if accepted is not None:
+                return accepted
+            self.drop(pick.path, new, _why_not(verdict), first)
+            ruled_out |= alternative.allowed
+        return None
+
+    def without_unsafe_that_buys_nothing(self, accepted: _Accepted) -> _Accepted:
+        """The accepted picks without their unsafe ones when the picture is as good without them."""
+        unsafe = [pick for pick in accepted.picks if pick.unsafe]
+        safe = [pick for pick in accepted.picks if not pick.unsafe]
+        if not unsafe or not safe:
+            # All unsafe: the picture without them is the last run's, which this round improved on.
+            return accepted
+        without, verdict = self.accept(safe, "verifying without the unsafe ones:")
+        if without is None or compare_pictures(accepted.after, without.after)[0] > 0:
+            return accepted  # worse without them: they buy something
+        for pick in unsafe:
+            self.drop(pick.path, pick.changes, "it buys nothing: unsafe, and the compile picture is as good without it")
+        return without
+
+    def drop(self, path: str, changes: Iterable[Change], why: str, instead_of: Change | None = None) -> None:
+        for change in changes:
+            # A later round proposes the change again (at lines earlier rounds moved): said once.
+            said = any(
+                not item.kept and item.path == path and item.why == why and item.change.same_fix(change)
+                for item in self.result.tried
+            )
+            if not said:
+                self.result.tried.append(Tried(path, change, False, why, instead_of))
+
+
+def _why_not(verdict: Verdict) -> str:
+    if not verdict.ok:
+        return "it did not verify: " + "; ".join(verdict.problems)
+    return "it buys nothing: outputs equal, but the compile picture did not get better"

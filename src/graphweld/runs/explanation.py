@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
-from graphweld.runs.compare import outputs_equal
-from graphweld.engine import Change, propose
+from graphweld.engine import Change, non_overlapping, propose
+from graphweld.rule import Safety
 from graphweld.runs.entry import BreakSite, EntryError, FileSites, RunReport, is_library_file
 from graphweld.settings import Settings
+from graphweld.runs.verify import compare_calls
 from graphweld.source import SourceError, read_source
 
 
@@ -36,16 +38,26 @@ def user_sites(report: RunReport) -> list[BreakSite]:
     return sorted(placed.values(), key=lambda s: (s.file, s.line))
 
 
-def explain_sites(report: RunReport, settings: Settings) -> list[ExplainedSite]:
+def explain_sites(
+    report: RunReport,
+    settings: Settings,
+    *,
+    texts: dict[str, str] | None = None,
+    dropped: Sequence[tuple[Change, str]] = (),
+) -> list[ExplainedSite]:
+    """Each of the run's break sites with the rule that fixes it, or why none does. `texts`: file
+    texts by real path to read instead of the files (rewrites the run was served); `dropped`:
+    changes that were tried and not kept, with why (a site whose fix is one of them says so)."""
     by_file: dict[str, list[BreakSite]] = defaultdict(list)
     for site in user_sites(report):
         by_file[site.file].append(site)
     explained: list[ExplainedSite] = []
     for path, sites in sorted(by_file.items()):
         file_sites = FileSites.of(sites)
-        text = None
+        text = (texts or {}).get(os.path.realpath(path))
         try:
-            text = read_source(path).text
+            if text is None:
+                text = read_source(path).text
             proposals = propose(
                 text,
                 path,
@@ -57,21 +69,22 @@ def explain_sites(report: RunReport, settings: Settings) -> list[ExplainedSite]:
         except SourceError:
             proposals = None
         for site in sites:
-            item = _explain(site, proposals)
+            item = _explain(site, proposals, settings, dropped)
             explained.append(dataclasses.replace(item, text=text) if item.change is not None else item)
     return explained
 
 
-def _explain(site: BreakSite, proposals) -> ExplainedSite:  # type: ignore[no-untyped-def]
+def _explain(site: BreakSite, proposals, settings: Settings, dropped: Sequence[tuple[Change, str]]) -> ExplainedSite:  # type: ignore[no-untyped-def]
     if proposals is not None:
-        for change in proposals.changes:
-            if (
-                change.location.line == site.line
-                or change.covers_line(site.line)
-                or change.replaces_line(site.line)
-                or change.resolves_line(site.line)
-            ):
-                action = "fix" if change.safety.value == "safe" else "unsafe fix (--unsafe-fixes)"
+        # The change `fix` would make: the engine's choice among those allowed (safe ones unless
+        # unsafe fixes are on), then, for a site only an unsafe fix reaches, the choice among all.
+        safe = [c for c in proposals.changes if c.safety is Safety.SAFE or settings.unsafe_fixes]
+        for change in [*non_overlapping(safe), *non_overlapping(proposals.changes)]:
+            if change.targets_line(site.line):
+                failed = next((why for tried, why in dropped if tried.same_fix(change)), None)
+                if failed is not None:
+                    return ExplainedSite(site, change.rule, f"dropped: {failed}")
+                action = "fix" if change.safety is Safety.SAFE else "unsafe fix (--unsafe-fixes)"
                 return ExplainedSite(site, change.rule, action, change)
         for report in proposals.reports:
             if report.location.line == site.line:
@@ -100,7 +113,7 @@ class CaptureTrial:
 
     @property
     def outputs_equal(self) -> bool:
-        return outputs_equal(self.after.outputs["eager"], self.after.outputs["compiled"])
+        return all(leaf.equal for leaf in compare_calls(self.after, self.after))
 
     def line(self) -> str:
         outputs = "outputs equal" if self.outputs_equal else "outputs differ from eager"

@@ -3,14 +3,24 @@
 It loads an entry (seed 000's convention: `my_model_function()` returns the model or function,
 `GetInput()` its input), serves rewritten sources through an import overlay, runs the model
 eagerly and/or compiled, collects every graph break from Dynamo's graph-break logs (file, line,
-GB id, reason; `torch._dynamo.explain` misses breaks in loops), checks `fullgraph=True`, and
-writes a JSON result plus the outputs (torch.save).
+GB id, reason; `torch._dynamo.explain` misses breaks in loops) and every recompilation from its
+recompile log, checks `fullgraph=True`, and writes a JSON result plus the outputs (torch.save).
 
 The program is measured as its own code compiles it: every graph Dynamo hands to a backend is
 counted, whoever called `torch.compile`. Only when running what the factory returns compiles
 nothing by itself (seed 000's harness compiles a plain model) does the runner compile it. The
 eager reference runs with every `torch.compile` in the program turned off
 (`torch.compiler.set_stance("force_eager")`).
+
+The program is called more than once, eagerly and compiled alike: with the entry's input, with it
+again, and with a second input of the same shapes when `GetInput()` makes one under another seed.
+Graphs, ops, breaks and skipped frames are those of the first call; recompilations are counted
+over all of them (a rewrite that makes every call recompile is worse, not better).
+
+A program that compiles itself with `fullgraph=True` and fails is measured twice: as written (the
+failure, with its site, is what `fullgraph=True` reports), and in a second process with its
+`fullgraph=True` requests relaxed to `fullgraph=False`, which finds every break (the request
+`relax_fullgraph`).
 Only this module imports torch; graphweld's rewriting never does.
 """
 
@@ -30,8 +40,11 @@ import traceback
 from typing import Any
 
 _SITE = re.compile(r"Graph break .*?in user code at (.+):(\d+)")
+# convert_frame's record of a break it could not resume from, whose site is its user stack.
+_UNRESUMABLE = "Graph break: torch.compile cannot properly resume from this graph break"
 _GB_ID = re.compile(r"/gb/(gb\d+)\.html")
 _FRAME = re.compile(r'^\s*File "(.+)", line (\d+), in (\S+)')
+_RECOMPILE = re.compile(r"Recompiling function (\S+) in (.+):(\d+)")
 
 
 class OverlayLoader(importlib.machinery.SourceFileLoader):
@@ -86,72 +99,133 @@ def _load_entry(path: str, overlay: OverlayFinder):  # type: ignore[no-untyped-d
     return module
 
 
-class _BreakCollector(logging.Handler):
+class DynamoLog(logging.Handler):
+    """Dynamo's graph-break and recompilation records, as their messages (an exception a record
+    carries is appended: convert_frame logs some breaks with the exception as `exc_info`)."""
+
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
-        self.messages: list[str] = []
+        self.breaks: list[str] = []
+        self.recompiles: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+        message = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            message += "\nGraph Break Reason: " + _first_line(record.exc_info[1])
+        (self.recompiles if record.name.endswith("__recompiles") else self.breaks).append(message)
+
+    def clear(self) -> None:
+        self.breaks.clear()
+        self.recompiles.clear()
 
 
-def _collect_breaks(torch) -> _BreakCollector:  # type: ignore[no-untyped-def]
+# The artifact loggers DynamoLog listens to.
+_LOGGER_SUFFIXES = ("__graph_breaks", "__recompiles")
+
+
+def dynamo_loggers() -> dict[str, logging.Logger]:
+    return {name: logging.getLogger(name) for name in list(logging.Logger.manager.loggerDict) if name.endswith(_LOGGER_SUFFIXES)}
+
+
+def collect_dynamo_log(torch) -> DynamoLog:  # type: ignore[no-untyped-def]
+    """Turn on Dynamo's graph-break and recompile logs and collect them (nothing is printed)."""
     import torch._dynamo.convert_frame  # noqa: F401  (registers the graph-break loggers)
     import torch._dynamo.exc  # noqa: F401
+    import torch._dynamo.guards  # noqa: F401  (registers the recompile logger)
     import torch._dynamo.symbolic_convert  # noqa: F401
 
-    torch._logging.set_logs(graph_breaks=True)
-    collector = _BreakCollector()
-    for name in list(logging.Logger.manager.loggerDict):
-        if name.endswith("__graph_breaks"):
-            logger = logging.getLogger(name)
-            logger.handlers[:] = [collector]
-            logger.propagate = False
-            logger.setLevel(logging.DEBUG)
+    torch._logging.set_logs(graph_breaks=True, recompiles=True)
+    collector = DynamoLog()
+    for logger in dynamo_loggers().values():
+        logger.handlers[:] = [collector]
+        logger.propagate = False
+        logger.setLevel(logging.DEBUG)
     return collector
 
 
+# What Dynamo logs when it gives up on the rest of a frame: the whole function (a break it cannot
+# handle, a break in a loop) or what follows the break (one it cannot resume from, inside a
+# `with` or `try`): either way, that code runs eagerly.
+_WHOLE_FRAME_SKIPS = ("Skipping the function", "Skipping the frame", "will skip tracing the frame")
+_REST_OF_FRAME_SKIP = "skipping the rest of the function"
+
+
 def parse_break(message: str) -> dict[str, Any] | None:
-    """One graph-break log message -> site, GB ids, reason, hint, whether the frame was skipped."""
-    site = _SITE.search(message)
-    if site is None:
-        return None
+    """One graph-break log message -> site, GB ids, reason, hint, and whether Dynamo skipped the
+    frame ("frame": all of it, "rest": what follows the break, "": neither)."""
     lines = [line.strip() for line in message.splitlines()]
+    site = _SITE.search(message)
+    stack = _user_stack(message)
+    if site is not None:
+        file, line = os.path.realpath(site.group(1)), int(site.group(2))
+    elif message.startswith(_UNRESUMABLE) and stack:
+        file, line = stack[-1][0], stack[-1][1]
+    else:
+        return None
     reason = ""
     after_header = False
-    for line in lines:
-        if line.startswith("Graph Break Reason:"):
+    for text in lines:
+        if text.startswith("Graph Break Reason:"):
             after_header = True
-            rest = line[len("Graph Break Reason:") :].strip()
+            rest = text[len("Graph Break Reason:") :].strip()
             if rest and not rest.startswith(("Encountered graph break", "Failed to handle graph break")):
                 reason = rest
                 break
             continue
-        if after_header and line and not line.startswith(("Explanation:", "Hint:")):
-            reason = line
+        if after_header and text and not text.startswith(("Explanation:", "Hint:")):
+            reason = text
             break
-    explanation = next((line[len("Explanation:") :].strip() for line in lines if line.startswith("Explanation:")), "")
-    hint = next((line[len("Hint:") :].strip() for line in lines if line.startswith("Hint:")), "")
+    explanation = next((text[len("Explanation:") :].strip() for text in lines if text.startswith("Explanation:")), "")
+    hint = next((text[len("Hint:") :].strip() for text in lines if text.startswith("Hint:")), "")
     ids = _GB_ID.findall(message)
-    # "User code traceback:" lists the Python stack down to the break, outermost frame first.
-    traceback_at = message.find("User code traceback:")
-    stack = []
-    if traceback_at >= 0:
-        for line in message[traceback_at:].splitlines():
-            frame = _FRAME.match(line)
-            if frame is not None:
-                stack.append([os.path.realpath(frame.group(1)), int(frame.group(2)), frame.group(3)])
+    skipped = "frame" if any(words in message for words in _WHOLE_FRAME_SKIPS) else "rest" if _REST_OF_FRAME_SKIP in message else ""
     return {
-        "file": os.path.realpath(site.group(1)),
-        "line": int(site.group(2)),
+        "file": file,
+        "line": line,
         "gb": ids[0].upper() if ids else "",
         "all_gb": [gb.upper() for gb in ids],
         "reason": reason or explanation,
         "explanation": explanation,
         "hint": hint,
-        "skipped_frame": "Skipping the function" in message or "Skipping the frame" in message,
+        "skipped_frame": bool(skipped),
+        "skipped": skipped,
         "stack": stack,
     }
+
+
+def _user_stack(message: str) -> list[list[Any]]:
+    """The Python stack a record lists down to the break ("User code traceback:", or convert
+    frame's "occurred in the following user code:"), outermost frame first."""
+    for header in ("User code traceback:", "occurred in the following user code:"):
+        at = message.find(header)
+        if at >= 0:
+            frames = (_FRAME.match(line) for line in message[at:].splitlines())
+            return [[os.path.realpath(f.group(1)), int(f.group(2)), f.group(3)] for f in frames if f is not None]
+    return []
+
+
+def parse_recompile(message: str) -> dict[str, Any] | None:
+    """One recompile log message -> the function recompiled, where it is, and the first guard
+    that failed."""
+    found = _RECOMPILE.search(message)
+    if found is None:
+        return None
+    failures = [line.strip()[2:] for line in message.splitlines() if line.strip().startswith("- ")]
+    return {
+        "function": found.group(1),
+        "file": os.path.realpath(found.group(2)),
+        "line": int(found.group(3)),
+        "reason": failures[0] if failures else "",
+    }
+
+
+def skipped_frames(frames: Any, breaks: list[dict[str, Any]]) -> int:
+    """Frames Dynamo gave up on, as its log says: whole frames (counted by its frame counters too,
+    which also see the frames it skipped without logging a break) plus frames whose rest it
+    skipped after a break it could not resume from (which its counters count as compiled)."""
+    whole = sum(1 for parsed in breaks if parsed["skipped"] == "frame")
+    rest = sum(1 for parsed in breaks if parsed["skipped"] == "rest")
+    return max(frames["total"] - frames["ok"], whole) + rest
 
 
 def _to_device(value: Any, device: Any) -> Any:
@@ -203,16 +277,53 @@ def _call(model: Any, inputs: Any) -> Any:
     return model(inputs)
 
 
-def _fresh_model_and_inputs(module: Any, factory: str, device: Any):  # type: ignore[no-untyped-def]
+def _fresh_model(module: Any, factory: str, device: Any) -> Any:
     import torch
 
     torch.manual_seed(0)
     model = getattr(module, factory)()
     if isinstance(model, torch.nn.Module):
         model = model.to(device).eval()
-    torch.manual_seed(0)
-    inputs = _to_device(module.GetInput(), device)
-    return model, inputs
+    return model
+
+
+def _entry_input(module: Any, device: Any, seed: int) -> Any:
+    import torch
+
+    torch.manual_seed(seed)
+    return _to_device(module.GetInput(), device)
+
+
+def _fresh_model_and_inputs(module: Any, factory: str, device: Any):  # type: ignore[no-untyped-def]
+    model = _fresh_model(module, factory, device)
+    return model, _entry_input(module, device, 0)
+
+
+def call_inputs(module: Any, device: Any) -> list[Any]:
+    """The inputs the program is called with, in order: the entry's input, the same input made
+    again, and `GetInput()` under another seed when that has the same structure, shapes and
+    dtypes (its values may differ; a different shape would recompile for a reason of its own)."""
+    first, again = _entry_input(module, device, 0), _entry_input(module, device, 0)
+    second = _entry_input(module, device, 1)
+    return [first, again, second] if _same_layout(first, second) else [first, again]
+
+
+def _same_layout(left: Any, right: Any) -> bool:
+    import torch
+
+    if isinstance(left, torch.Tensor) or isinstance(right, torch.Tensor):
+        return (
+            isinstance(left, torch.Tensor) and isinstance(right, torch.Tensor)
+            and left.shape == right.shape and left.dtype == right.dtype and left.device == right.device
+        )
+    if isinstance(left, (tuple, list)) and isinstance(right, (tuple, list)):
+        return type(left) is type(right) and len(left) == len(right) and all(map(_same_layout, left, right))
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(_same_layout(left[k], right[k]) for k in left)
+    try:
+        return type(left) is type(right) and bool(left == right)
+    except Exception:  # a value that cannot be compared: not the same input
+        return False
 
 
 class _OutputRecorder:
@@ -346,6 +457,56 @@ def _ops_inside_nonstrict_call(gm: Any, node: Any) -> int:
         return 1
 
 
+class ProgramCompiles:
+    """Watches the `torch.compile` calls the program makes (every call form reaches Dynamo's
+    `_optimize`): whether it made any, whether one asked for `fullgraph=True`, and, with `relax`,
+    compiles those with `fullgraph=False` instead, so that their breaks are logged rather than
+    raised. Compiles torch makes for itself (`torch.cond` run eagerly compiles its branches) are
+    not the program's. Installed before the entry is loaded: a decorator compiles when its
+    module is imported."""
+
+    def __init__(self, relax: bool) -> None:
+        self.relax = relax
+        self.made_any = False
+        self.fullgraph_requested = False
+
+    def install(self) -> None:
+        import torch._dynamo.eval_frame as eval_frame
+
+        original = eval_frame._optimize
+        watcher = self
+
+        def _optimize(rebuild_ctx, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if _called_by_program(sys._getframe(1)):
+                watcher.made_any = True
+                if kwargs.get("nopython"):
+                    watcher.fullgraph_requested = True
+                    if watcher.relax:
+                        kwargs["nopython"] = False
+            return original(rebuild_ctx, *args, **kwargs)
+
+        eval_frame._optimize = _optimize
+
+
+# Where torch.compile's call forms lead to `_optimize`: the frame before them made the call.
+_COMPILE_ENTRY_FILES = (
+    os.path.join("torch", "__init__.py"),
+    os.path.join("torch", "_dynamo", "eval_frame.py"),
+    os.path.join("torch", "_dynamo", "__init__.py"),
+    os.path.join("torch", "nn", "modules", "module.py"),
+)
+
+
+def _called_by_program(frame: Any) -> bool:
+    """Whether the code that called torch.compile (through any of its entry points) is the
+    program's rather than torch's own."""
+    from graphweld.runs.entry import is_library_file
+
+    while frame is not None and frame.f_code.co_filename.endswith(_COMPILE_ENTRY_FILES):
+        frame = frame.f_back
+    return frame is not None and not is_library_file(os.path.realpath(frame.f_code.co_filename))
+
+
 @contextlib.contextmanager
 def _stance(stance: str, backend: Any = None):  # type: ignore[no-untyped-def]
     import torch
@@ -357,9 +518,29 @@ def _stance(stance: str, backend: Any = None):  # type: ignore[no-untyped-def]
         torch.compiler.set_stance("default")
 
 
-def _compiled_run(module: Any, factory: str, device: Any, request: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+class FullgraphFailed(Exception):
+    """The program's own `fullgraph=True` compile failed: measured again with it relaxed."""
+
+
+def _calls(model: Any, inputs: list[Any], after_first: Any = None) -> list[Any]:
+    """The program called with each input in turn (seeded per call, the same in every run);
+    `after_first()` is asked after the first call whether to go on."""
+    import torch
+
+    outputs = []
+    for index, value in enumerate(inputs):
+        torch.manual_seed(index)
+        outputs.append(_to_cpu(_call(model, value)))
+        if index == 0 and after_first is not None and not after_first():
+            break
+    return outputs
+
+
+def _compiled_run(
+    module: Any, factory: str, device: Any, request: dict[str, Any], programs: ProgramCompiles
+) -> tuple[dict[str, Any], list[Any]]:
     """Run the entry compiled: as its own code compiles it, or compiled by the runner when that
-    compiles nothing. Returns the report's fields and the outputs."""
+    compiles nothing. Returns the report's fields and each call's outputs."""
     import torch
     import torch._dynamo
     from torch._dynamo.utils import counters
@@ -368,50 +549,65 @@ def _compiled_run(module: Any, factory: str, device: Any, request: dict[str, Any
     # --compile-options backend=... replaces the backend of the program's own torch.compile calls.
     forced_backend = options.pop("backend", None)
     mode = options.pop("mode", None)
-    collector = _collect_breaks(torch)
+    log = collect_dynamo_log(torch)
+    first_call: dict[str, Any] = {}
 
-    def attempt(compile_it: bool) -> tuple[Any, _OutputRecorder]:
+    def attempt(compile_it: bool) -> tuple[list[Any], _OutputRecorder]:
         torch._dynamo.reset()
         counters.clear()
-        collector.messages.clear()
+        log.clear()
         graphs.clear()
-        model, inputs = _fresh_model_and_inputs(module, factory, device)
+        model = _fresh_model(module, factory, device)
+        inputs = call_inputs(module, device)
+        if compile_it:
+            extra = {"mode": mode} if mode else {}
+            model = torch.compile(model, backend=forced_backend or "inductor", **extra, **options)
+
+        def after_first() -> bool:
+            # The picture is the first call's; later calls show whether the program recompiles.
+            first_call.update(frames=dict(counters["frames"]), breaks=list(log.breaks), ops_per_graph=list(graphs.ops_per_graph))
+            return compile_it or compiled_anything()
+
         shown = _OutputRecorder()
-        with torch.no_grad(), shown.recording():
-            torch.manual_seed(0)
-            if compile_it:
-                extra = {"mode": mode} if mode else {}
-                model = torch.compile(model, backend=forced_backend or "inductor", **extra, **options)
-                output = _call(model, inputs)
-            else:
-                with _stance("default", forced_backend):
-                    output = _call(model, inputs)
-        return output, shown
+        with torch.no_grad(), shown.recording(), _stance("default", None if compile_it else forced_backend):
+            outputs = _calls(model, inputs, after_first)
+        return outputs, shown
+
+    def compiled_anything() -> bool:
+        # The program compiled something of its own, and it ran: a frame counted or a graph made
+        # (a fullgraph=True compile makes graphs without counting its frames).
+        return programs.made_any and (first_call["frames"].get("total", 0) > 0 or bool(first_call["ops_per_graph"]))
 
     with GraphCounter() as graphs:
-        output, shown = attempt(compile_it=False)
+        try:
+            outputs, shown = attempt(compile_it=False)
+        except Exception as exc:
+            if programs.fullgraph_requested and not programs.relax:
+                raise FullgraphFailed(_described(exc)) from exc
+            raise
         compiled_by = "entry"
-        # Nothing compiled: no frame counted and no graph made (a fullgraph=True compile makes
-        # graphs without counting its frames).
-        if counters["frames"]["total"] == 0 and not graphs.ops_per_graph:
-            output, shown = attempt(compile_it=True)
+        if not compiled_anything():
+            outputs, shown = attempt(compile_it=True)
             compiled_by = "graphweld"
-        frames = counters["frames"]
-        breaks = [parsed for parsed in map(parse_break, collector.messages) if parsed is not None]
-        fields: dict[str, Any] = dict(
-            compiled_by=compiled_by,
-            # Options for the torch.compile the runner makes: unused when the program compiles itself.
-            unused_compile_options=sorted(set(request.get("compile_options", {})) - {"backend"}) if compiled_by == "entry" else [],
-            **shown.fields("compiled"),
-            graphs=len(graphs.ops_per_graph),
-            ops=sum(graphs.ops_per_graph),
-            frames_total=frames["total"],
-            frames_ok=frames["ok"],
-            skipped_frames=max(frames["total"] - frames["ok"], sum(b["skipped_frame"] for b in breaks)),
-            breaks=breaks,
-        )
-    outputs = _to_cpu(output)
-    if request.get("check_fullgraph", True):
+    breaks = [parsed for parsed in map(parse_break, first_call["breaks"]) if parsed is not None]
+    recompiles = [parsed for parsed in map(parse_recompile, log.recompiles) if parsed is not None]
+    frames = {"total": 0, "ok": 0, **first_call["frames"]}
+    fields: dict[str, Any] = dict(
+        compiled_by=compiled_by,
+        # Options for the torch.compile the runner makes: unused when the program compiles itself.
+        unused_compile_options=sorted(set(request.get("compile_options", {})) - {"backend"}) if compiled_by == "entry" else [],
+        **shown.fields("compiled"),
+        graphs=len(first_call["ops_per_graph"]),
+        ops=sum(first_call["ops_per_graph"]),
+        frames_total=frames["total"],
+        frames_ok=frames["ok"],
+        skipped_frames=skipped_frames(frames, breaks),
+        breaks=breaks,
+        recompiles=recompiles,
+    )
+    if programs.relax:
+        fields["fullgraph_relaxed"] = True
+    elif request.get("check_fullgraph", True):
         fields.update(_fullgraph(module, factory, device, compiled_by, options.get("dynamic")))
     return fields, outputs
 
@@ -436,7 +632,29 @@ def _fullgraph(module: Any, factory: str, device: Any, compiled_by: str, dynamic
                     _call(model, inputs)
         return {"fullgraph": True}
     except Exception as exc:  # any failure means fullgraph=True does not hold
-        return {"fullgraph": False, "fullgraph_error": str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}
+        return {"fullgraph": False, "fullgraph_error": _described(exc)}
+
+
+def _described(exc: BaseException) -> str:
+    """An exception's first line, and where in the user's code it was raised: Dynamo's own record
+    of the code it was tracing, else the innermost frame outside torch and the standard library."""
+    site = error_site(exc)
+    return f"{_first_line(exc)} (at {site})" if site else _first_line(exc)
+
+
+def error_site(exc: BaseException) -> str:
+    """`file:line` of the user's code an exception comes from, or ""."""
+    from graphweld.runs.entry import is_library_file
+
+    real_stack = getattr(exc, "real_stack", None)
+    frames = [(frame.filename, frame.lineno) for frame in real_stack or ()]
+    if not frames:
+        frames = [(frame.filename, frame.lineno) for frame in traceback.extract_tb(exc.__traceback__)]
+    for filename, line in reversed(frames):
+        real = os.path.realpath(filename)
+        if os.path.isfile(real) and not is_library_file(real):
+            return f"{real}:{line}"
+    return ""
 
 
 def run(request: dict[str, Any]) -> dict[str, Any]:
@@ -460,6 +678,8 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     import torch._inductor.config as inductor_config
 
     inductor_config.fallback_random = True
+    programs = ProgramCompiles(relax=bool(request.get("relax_fullgraph")))
+    programs.install()
     module = _load_entry(request["entry"], overlay)
     factory = request.get("factory") or "my_model_function"
     for required in (factory, "GetInput"):
@@ -468,17 +688,22 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     outputs: dict[str, Any] = {}
 
     if "eager" in request["modes"]:
-        model, inputs = _fresh_model_and_inputs(module, factory, device)
+        model = _fresh_model(module, factory, device)
+        inputs = call_inputs(module, device)
         shown = _OutputRecorder()
         # Every torch.compile the program makes is turned off: the reference is the plain program.
         with torch.no_grad(), shown.recording(), _stance("force_eager"):
-            torch.manual_seed(0)
-            outputs["eager"] = _to_cpu(_call(model, inputs))
+            outputs["eager_calls"] = _calls(model, inputs)
         result.update(shown.fields("eager"))
 
     if "compiled" in request["modes"]:
-        fields, outputs["compiled"] = _compiled_run(module, factory, device, request)
-        result.update(fields)
+        try:
+            fields, outputs["compiled_calls"] = _compiled_run(module, factory, device, request, programs)
+        except FullgraphFailed as failure:
+            # Measured again in a fresh process with the program's fullgraph=True relaxed.
+            result.update(fullgraph=False, fullgraph_error=str(failure), fullgraph_failed=True, compiled_by="entry")
+        else:
+            result.update(fields)
     torch.save(outputs, request["outputs_path"])
     return result
 
@@ -494,6 +719,7 @@ def main() -> None:
         result = {
             "ok": False,
             "error": _first_line(exc),
+            "error_site": error_site(exc),
             "traceback": traceback.format_exc(),
         }
     with open(result_path, "w", encoding="utf-8") as handle:

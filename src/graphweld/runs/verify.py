@@ -1,16 +1,19 @@
 """Deciding whether a rewrite verified.
 
-Required: the compiled-after outputs equal the eager-before outputs, and (for safe fixes) what the
-program shows is the same: printed output, log records and warnings, each in order. Then the
-compile picture must not get worse, judged in this order: skipped frames, whether `fullgraph=True` compiles, graph breaks, graphs. The first of these that
-changed decides: a rewrite that removes a skipped frame is progress even if it shows breaks the
-skipped frame hid, and one that removes breaks is progress even when fewer ops are visible to
-Dynamo (a `nonstrict_trace` call or a custom op is one node in the graph). Ops are reported, never
-judged.
+Required: the compiled-after outputs of every call equal the eager-before outputs of the same
+call, and (for safe fixes) what the program shows is the same: printed output, log records and
+warnings, each in order. Then the compile picture must not get worse, judged in this order:
+skipped frames, whether `fullgraph=True` compiles, graph breaks, recompiles, graphs. The first of
+these that changed decides: a rewrite that removes a skipped frame is progress even if it shows
+breaks the skipped frame hid, and one that removes breaks is progress even when fewer ops are
+visible to Dynamo (a `nonstrict_trace` call or a custom op is one node in the graph); a rewrite
+that makes the program recompile on later calls is worse unless it removed breaks. Ops are
+reported, never judged.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -31,6 +34,7 @@ ORDER = (
     Measure("skipped frames", lambda report: report.skipped_frames),
     Measure("fullgraph=True", lambda report: None if report.fullgraph is None else int(not report.fullgraph)),
     Measure("graph breaks", lambda report: len(report.breaks)),
+    Measure("recompiles", lambda report: len(report.recompiles)),
     Measure("graphs", lambda report: report.graphs),
 )
 _FULLGRAPH_STATE = {True: "compiles", False: "fails", None: "not checked"}
@@ -53,6 +57,11 @@ class Verdict:
     def ok(self) -> bool:
         return not self.problems
 
+    @property
+    def better(self) -> bool:
+        """Verified, and the compile picture got strictly better."""
+        return self.ok and bool(self.progress)
+
 
 def compare_pictures(before: RunReport, after: RunReport) -> tuple[int, Measure | None]:
     """-1 when `after` compiles better, 0 the same, 1 worse; with the measure that decided."""
@@ -70,10 +79,25 @@ def failed(error: EntryError) -> Verdict:
     return Verdict([], [f"the compiled run fails with {reason}"])
 
 
-def judge(before: RunReport, after: RunReport, *, check_shown: bool = True) -> Verdict:
-    """`before` holds the eager reference (and its compiled picture); `after` a compiled run."""
-    reference = before.outputs["eager"]
-    comparisons = compare_outputs(reference, after.outputs["compiled"])
+def compare_calls(before: RunReport, after: RunReport) -> list[LeafComparison]:
+    """Each call's compiled-after outputs against the same call's eager-before outputs (the first
+    call's leaves are `output...`, a later call's `call N: output...`)."""
+    reference = before.outputs.get("eager_calls", [before.outputs["eager"]])
+    compiled = after.outputs.get("compiled_calls", [after.outputs["compiled"]])
+    comparisons = []
+    for index, (expected, actual) in enumerate(zip(reference, compiled)):
+        for leaf in compare_outputs(expected, actual):
+            comparisons.append(leaf if index == 0 else dataclasses.replace(leaf, path=f"call {index + 1}: {leaf.path}"))
+    if len(reference) != len(compiled):
+        comparisons.append(LeafComparison("calls", False, f"{len(reference)} eager calls vs {len(compiled)} compiled"))
+    return comparisons
+
+
+def judge(before: RunReport, after: RunReport, *, check_shown: bool = True, previous: RunReport | None = None) -> Verdict:
+    """`before` holds the eager reference (and its compiled picture); `after` a compiled run. The
+    picture is judged against `previous` (default `before`): the run the rewrite started from."""
+    previous = previous or before
+    comparisons = compare_calls(before, after)
     verdict = Verdict(comparisons)
     differing = [leaf for leaf in comparisons if not leaf.equal]
     if differing:
@@ -88,17 +112,17 @@ def judge(before: RunReport, after: RunReport, *, check_shown: bool = True) -> V
         ):
             if compiled != eager:
                 verdict.problems.append(f"{problem} from the eager original")
-    if before.compiled_by != after.compiled_by:
-        verdict.problems.append(f"compiled by {before.compiler} before, by {after.compiler} after")
+    if previous.compiled_by != after.compiled_by:
+        verdict.problems.append(f"compiled by {previous.compiler} before, by {after.compiler} after")
         return verdict
-    direction, measure = compare_pictures(before, after)
+    direction, measure = compare_pictures(previous, after)
     if measure is not None and direction > 0:
         verdict.problems.append(
             "fullgraph=True compiled before and fails after" if measure.name == "fullgraph=True"
-            else f"{measure.name} went up: {measure.read(before)} -> {measure.read(after)}"
+            else f"{measure.name} went up: {measure.read(previous)} -> {measure.read(after)}"
         )
     elif measure is not None:
-        verdict.progress = _describe(measure, before, after)
+        verdict.progress = _describe(measure, previous, after)
     return verdict
 
 
