@@ -9,7 +9,7 @@ import torch
 import transformers
 
 from graphweld.runs.entry import BreakSite, is_library_file
-from graphweld.runs.runner import parse_break
+from graphweld.runs.runner import parse_break, parse_recompile, skipped_frames
 
 LOG = """Graph break in user code at /usr/lib/python3.11/inspect.py:1751
 Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):
@@ -69,3 +69,56 @@ def test_library_files_are_the_standard_library_and_torch_not_other_packages():
     assert is_library_file(os.path.realpath(torch.nn.functional.__file__))
     assert not is_library_file(os.path.realpath(transformers.__file__))
     assert not is_library_file(os.path.realpath(__file__))
+
+
+UNRESUMABLE = """Graph break: torch.compile cannot properly resume from this graph break, which results in a skip.
+torch.compile will skip tracing the frame forward (/work/entry.py line 10) and fall back to eager.
+The graph break occurred in the following user code:
+  File "/work/entry.py", line 12, in forward
+    h = step(h)
+Graph Break Reason: Call to `torch._dynamo.graph_break()`
+  Explanation: User-inserted graph break. Message: None
+
+ For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0025.html"""
+
+REST_SKIPPED = """Graph break in user code at /work/timer.py:11
+Graph Break Reason: Encountered graph break that we cannot resume from. Compiling up to the previous resumable state, then skipping the rest of the function. Graph break encountered:
+
+Attempted to call function marked as skipped
+  Explanation: Dynamo does not know how to trace the builtin `time.perf_counter.`
+"""
+
+RECOMPILE = """Recompiling function forward in /work/entry.py:14
+    triggered by the following guard failure(s):
+    - 0/0: self._modules['block'].calls == 1  # if self.calls > 0:  # entry.py:16 in forward"""
+
+
+def test_a_break_logged_by_convert_frame_is_read_from_its_user_stack():
+    """The record convert_frame writes for a break it cannot resume from names no site in its
+    first line: the site is the innermost frame of its user code, and the whole frame is skipped."""
+    parsed = parse_break(UNRESUMABLE)
+    assert parsed is not None
+    assert (parsed["file"], parsed["line"], parsed["gb"], parsed["skipped"]) == ("/work/entry.py", 12, "GB0025", "frame")
+    assert parsed["reason"] == "Call to `torch._dynamo.graph_break()`"
+
+
+def test_skipped_frames_count_what_dynamo_skipped_the_rest_of():
+    """A break Dynamo cannot resume from inside a `with` compiles what came before and skips the
+    rest: its frame counters call that frame compiled; the picture counts it as skipped."""
+    rest = parse_break(REST_SKIPPED)
+    assert rest is not None and (rest["skipped"], rest["skipped_frame"]) == ("rest", True)
+    assert skipped_frames({"total": 2, "ok": 2}, [rest]) == 1
+    whole = parse_break(LOG.replace("Graph Break Reason: Encountered", "Graph Break Reason: Failed to handle graph break gracefully. Skipping the function and falling back to eager. Encountered"))
+    assert whole is not None and whole["skipped"] == "frame"
+    # Frames the counters saw fail are counted once, logged or not.
+    assert skipped_frames({"total": 3, "ok": 1}, [whole]) == 2
+    assert skipped_frames({"total": 3, "ok": 2}, [whole, rest]) == 2
+    assert BreakSite("/w/t.py", 11, "GB0007", "", "", True, skipped="rest").kind == "skipped rest of frame"
+
+
+def test_a_recompile_record_gives_the_function_and_the_guard_that_failed():
+    assert parse_recompile(RECOMPILE) == {
+        "function": "forward", "file": "/work/entry.py", "line": 14,
+        "reason": "0/0: self._modules['block'].calls == 1  # if self.calls > 0:  # entry.py:16 in forward",
+    }
+    assert parse_recompile("Graph break in user code at x.py:1") is None

@@ -1,23 +1,25 @@
 """The judgement of a rewrite, on synthetic run reports: outputs first, then the compile picture
-in order (skipped frames, fullgraph=True, graph breaks, graphs); ops are never judged."""
+in order (skipped frames, fullgraph=True, graph breaks, recompiles, graphs); ops are never judged."""
 
 from __future__ import annotations
 
 import torch
 
-from graphweld.runs.entry import BreakSite, RunFailed, RunReport
+from graphweld.runs.entry import BreakSite, Recompile, RunFailed, RunReport
 from graphweld.runs.verify import compare_pictures, failed, judge, verdict_line
 
 OUTPUT = torch.arange(3.0)
 
 
 def report(*, graphs: int, breaks: int, skipped: int = 0, fullgraph: bool | None = False, ops: int = 10,
-           output: torch.Tensor = OUTPUT, stdout: str = "") -> RunReport:
+           output: torch.Tensor = OUTPUT, stdout: str = "", recompiles: int = 0, later: torch.Tensor = OUTPUT) -> RunReport:
     site = BreakSite(file="m.py", line=1, gb="GB0000", reason="r", hint="", skipped_frame=False)
+    recompile = Recompile("forward", "m.py", 3, "0/0: self.calls == 1")
+    outputs = {"eager": OUTPUT, "compiled": output, "eager_calls": [OUTPUT, OUTPUT], "compiled_calls": [output, later]}
     return RunReport(
-        device="cpu", torch_version=torch.__version__, outputs={"eager": OUTPUT, "compiled": output},
+        device="cpu", torch_version=torch.__version__, outputs=outputs,
         eager_stdout="", compiled_stdout=stdout, graphs=graphs, ops=ops, skipped_frames=skipped,
-        fullgraph=fullgraph, breaks=[site] * breaks, compiled_by="entry",
+        fullgraph=fullgraph, breaks=[site] * breaks, compiled_by="entry", recompiles=[recompile] * recompiles,
     )
 
 
@@ -84,3 +86,31 @@ def test_a_dropped_log_record_or_warning_fails_a_safe_fix():
     after.compiled_log_records, after.compiled_warnings = [["model", "INFO", "temperature 0.5"]], []
     assert judge(before, after).problems == ["warnings differ from the eager original"]
     assert judge(before, after, check_shown=False).ok
+
+
+def test_recompiles_are_judged_after_breaks_and_before_graphs():
+    # The breaks as they were, and every later call recompiles: worse.
+    assert judge(report(graphs=2, breaks=1), report(graphs=2, breaks=1, recompiles=2)).problems == [
+        "recompiles went up: 0 -> 2"
+    ]
+    # Breaks removed decide first, even with a recompile on the second call.
+    better = judge(report(graphs=2, breaks=1), report(graphs=1, breaks=0, recompiles=1))
+    assert better.ok and better.progress == "graph breaks 1 -> 0"
+    # Fewer recompiles with the breaks as they were: progress, whatever the graphs did.
+    fewer = judge(report(graphs=2, breaks=1, recompiles=2), report(graphs=3, breaks=1))
+    assert fewer.better and fewer.progress == "recompiles 2 -> 0"
+
+
+def test_every_call_is_compared_with_the_same_eager_call():
+    wrong_later = judge(report(graphs=2, breaks=1), report(graphs=1, breaks=0, later=OUTPUT * 2))
+    assert not wrong_later.ok
+    assert wrong_later.problems[0].startswith("outputs differ from the eager original at call 2: output")
+
+
+def test_a_round_is_judged_against_the_run_it_started_from():
+    """`fix --entry`'s later rounds: the outputs against the eager reference, the picture against
+    the last round's run; the same picture is verified but not better."""
+    original, last_round = report(graphs=3, breaks=2), report(graphs=2, breaks=1)
+    same = judge(original, report(graphs=2, breaks=1), previous=last_round)
+    assert same.ok and not same.better
+    assert judge(original, report(graphs=1, breaks=0), previous=last_round).progress == "graph breaks 1 -> 0"

@@ -101,7 +101,8 @@ def _load_entry(path: str, overlay: OverlayFinder):  # type: ignore[no-untyped-d
 
 class DynamoLog(logging.Handler):
     """Dynamo's graph-break and recompilation records, as their messages (an exception a record
-    carries is appended: convert_frame logs some breaks with the exception as `exc_info`)."""
+    carries is appended, with its GB link: convert_frame logs some breaks with the exception as
+    `exc_info`)."""
 
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
@@ -111,7 +112,7 @@ class DynamoLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
         if record.exc_info and record.exc_info[1] is not None:
-            message += "\nGraph Break Reason: " + _first_line(record.exc_info[1])
+            message += f"\nGraph Break Reason: {record.exc_info[1]}"
         (self.recompiles if record.name.endswith("__recompiles") else self.breaks).append(message)
 
     def clear(self) -> None:
