@@ -1,197 +1,386 @@
-"""Reach on current Hugging Face models: graph breaks before and after `graphweld fix --entry`, by
-Dynamo's reason.
+"""Reach on the models people compile today: graph breaks before and after `graphweld fix --entry
+--unsafe-fixes`, per model, by Dynamo's GB id and by source pattern.
 
-Set-up (its own virtual environment: a current transformers 5.x, never the test suite's pin):
+Built the way the public graph-break survey (penguinwu/oss-model-graph-break-corpus) builds its
+models (see `reach_models.py`): every model class of the installed transformers (`...Model`,
+`...ForCausalLM`, `...ForConditionalGeneration` with an exported config class), each from its
+default config with the layer count cut to 2 (widths cut only above a parameter budget, and
+reported), batch 2, an attention mask with padding, labels for a language-modelling head, CPU,
+Dynamo with the eager backend, eval mode. Set-up, in its own virtual environment (a current
+transformers, never the test suite's pin):
 
-    python3 -m venv .venv-reach && .venv-reach/bin/pip install torch==2.13.0 transformers==5.23.0 \
+    python3 -m venv .venv-reach && .venv-reach/bin/pip install torch==2.13.0 transformers==5.24.0 \\
         && .venv-reach/bin/pip install -e .
-    .venv-reach/bin/python benchmarks/reach.py [--models llama,bert,...] [--json results.json]
+    .venv-reach/bin/python benchmarks/reach.py                     # one class per config class
+    .venv-reach/bin/python benchmarks/reach.py --all-classes --resume
+    .venv-reach/bin/python benchmarks/reach.py --models LlamaForCausalLM,MixtralForCausalLM
+    .venv-reach/bin/python benchmarks/reach.py --report [--survey nightly-report.json]
 
-For each model type, an entry (graphweld's convention) builds the model from a small config
-(`AutoConfig.for_model` with 2 layers, width 32, vocabulary 128, 4 experts, 32x32 images) and
-feeds it 8 random token ids (and 8 decoder ids for encoder-decoder models), a 32x32 image or 1,600
-audio samples, CPU. `graphweld explain --compile-options
-backend=eager` counts the breaks against the installed package; then the package is copied to a
-temporary directory, `graphweld fix --entry --unsafe-fixes` rewrites the copy, and `explain` counts
-again with the copy first on the path. The table groups the break sites (lines where Dynamo broke
-the graph or skipped the frame) by Dynamo's GB id and reason; the totals count logged breaks.
+For each class: `reach_models.py probe` finds the config changes and input recipe and checks one
+eager call; an entry (graphweld's convention) is written for it; `graphweld explain` counts the
+breaks against the installed package; for a model with breaks, the package is copied, `graphweld
+fix --entry --unsafe-fixes` rewrites the copy (every kept rewrite verified: outputs of every call
+equal to eager), and `explain` counts again with the copy first on the path. Each model's result
+is appended to the results file (JSON lines) as it finishes; `--resume` skips the classes already
+there, so a long run can be continued. `--report` prints the tables from the results file;
+`--survey` compares which models break with a survey results file (the survey's nightly report
+JSON, kept outside this repository).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import subprocess
 import sys
 import tempfile
-from collections import Counter
+import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
-from package_runs import copy_package, explain, fix_entry
+from package_runs import copy_package
 
-# (model type, inputs): "text" token ids (and decoder ids for encoder-decoder models), "image"
-# pixel values (1, 3, 32, 32), "audio" a waveform of 1,600 samples.
-MODEL_TYPES = (
-    ("bert", "text"), ("roberta", "text"), ("distilbert", "text"), ("albert", "text"), ("electra", "text"),
-    ("deberta-v2", "text"), ("mpnet", "text"), ("xlm-roberta", "text"), ("big_bird", "text"),
-    ("xlnet", "text"), ("longformer", "text"), ("gpt2", "text"), ("gpt_neox", "text"), ("opt", "text"),
-    ("bloom", "text"), ("llama", "text"), ("mistral", "text"), ("qwen2", "text"), ("qwen3", "text"),
-    ("gemma", "text"), ("gemma2", "text"), ("phi", "text"), ("phi3", "text"), ("olmo", "text"),
-    ("stablelm", "text"), ("granite", "text"), ("biogpt", "text"), ("mixtral", "text"),
-    ("qwen2_moe", "text"), ("olmoe", "text"), ("t5", "text"), ("bart", "text"), ("mbart", "text"),
-    ("marian", "text"), ("pegasus", "text"), ("blenderbot", "text"), ("m2m_100", "text"), ("led", "text"),
-    ("vit", "image"), ("dinov2", "image"), ("convnext", "image"), ("wav2vec2", "audio"), ("hubert", "audio"),
-)  # fmt: skip
+HERE = Path(__file__).parent
+DEFAULT_RESULTS = HERE / "results" / "reach-eval.jsonl"
+PYTHON = Path(__file__).parents[1] / ".venv-reach" / "bin" / "python"
 
-# Small sizes under every name the configs use; only the keys a config has are passed.
-SMALL = {
-    "vocab_size": 128, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
-    "num_key_value_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64, "head_dim": 16,
-    "d_model": 32, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 2,
-    "decoder_attention_heads": 2, "encoder_ffn_dim": 64, "decoder_ffn_dim": 64, "num_layers": 2,
-    "num_heads": 2, "d_ff": 64, "d_kv": 16, "n_embd": 32, "n_layer": 2, "n_head": 2, "n_positions": 64,
-    "dim": 32, "hidden_dim": 64, "n_layers": 2, "n_heads": 2, "embedding_size": 32,
-    "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "decoder_start_token_id": 1,
-    "image_size": 32, "patch_size": 8, "num_channels": 3, "hidden_sizes": [16, 32], "num_stages": 2,
-    "depths": [1, 1], "num_local_experts": 4, "num_experts": 4, "num_experts_per_tok": 2,
-    "moe_intermediate_size": 32, "shared_expert_intermediate_size": 32, "attention_window": 4,
-    "block_size": 4, "num_random_blocks": 2, "conv_dim": [16, 16], "conv_stride": [5, 2],
-    "conv_kernel": [10, 3], "num_conv_pos_embeddings": 16, "num_conv_pos_embedding_groups": 2,
-}  # fmt: skip
+ENTRY = '''"""{name}: its default config with 2 layers (written by benchmarks/reach.py)."""
 
-ENTRY = '''"""{model_type}, small config (generated by benchmarks/reach.py)."""
+import sys
 
-import torch
-from transformers import AutoConfig, AutoModel
+sys.path.insert(0, {benchmarks!r})
 
-SMALL = {small!r}
+from reach_models import build_inputs, build_model  # noqa: E402
 
-
-def _config():
-    defaults = AutoConfig.for_model({model_type!r}).to_dict()
-    return AutoConfig.for_model({model_type!r}, **{{k: v for k, v in SMALL.items() if k in defaults}})
+OVERRIDES = {overrides!r}
+RECIPE = {recipe!r}
 
 
 def my_model_function():
-    torch.manual_seed(0)
-    return AutoModel.from_config(_config()).eval()
+    return build_model({name!r}, OVERRIDES)
 
 
 def GetInput():
-    generator = torch.Generator().manual_seed(0)
-    if {kind!r} == "image":
-        return {{"pixel_values": torch.randn(1, 3, 32, 32, generator=generator)}}
-    if {kind!r} == "audio":
-        return {{"input_values": torch.randn(1, 1600, generator=generator)}}
-    inputs = {{"input_ids": torch.randint(3, 128, (1, 8), generator=generator)}}
-    if _config().is_encoder_decoder:
-        inputs["decoder_input_ids"] = torch.randint(3, 128, (1, 8), generator=generator)
-    return inputs
+    return build_inputs(RECIPE)
 '''
 
 
-def sites_by_reason(report: dict) -> Counter:
-    """Break sites (a line where Dynamo broke the graph or skipped the frame) per (GB id, reason)."""
-    return Counter((site["gb"], site["reason"]) for site in report["sites"])
+def _run(command: list[str], timeout: float, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
 
 
-def run_model(python: str, package: Path, model_type: str, kind: str, scratch: Path) -> dict:
-    entry = scratch / f"{model_type.replace('-', '_')}_entry.py"
-    entry.write_text(ENTRY.format(model_type=model_type, small=SMALL, kind=kind))
-    before = explain(python, entry, None)
-    result = {
-        "model_type": model_type,
-        "breaks_before": before["graph_breaks"],
-        "breaks_after": before["graph_breaks"],
-        "graphs_before": before["graphs"],
-        "graphs_after": before["graphs"],
-        "reasons_before": [[gb, reason, n] for (gb, reason), n in sites_by_reason(before).items()],
-        "reasons_after": [[gb, reason, n] for (gb, reason), n in sites_by_reason(before).items()],
-        "fix_seconds": 0.0,
-        "fix_exit": None,
-        "rules": {},
-    }
-    if not before["graph_breaks"] and not before["skipped_frames"]:
-        return result  # nothing to fix
-    site = scratch / "site"
-    copy = copy_package(package, site)
-    options = ["--unsafe-fixes", "--compile-options", "backend=eager", "--format", "json"]
-    fixed, seconds = fix_entry(python, entry, copy, options)
-    rules = Counter()
-    if fixed.returncode == 0:
-        for applied in json.loads(fixed.stdout).get("kept", {}).values():
-            rules.update(applied)
-    after = explain(python, entry, site)
-    result.update(
-        breaks_after=after["graph_breaks"],
-        graphs_after=after["graphs"],
-        reasons_after=[[gb, reason, n] for (gb, reason), n in sites_by_reason(after).items()],
-        fix_seconds=round(seconds, 1),
-        fix_exit=fixed.returncode,
-        rules=dict(rules),
-    )
+def _last_json(text: str) -> dict:
+    for line in reversed(text.strip().splitlines()):
+        if line.startswith("{") or line.startswith("["):
+            return json.loads(line)
+    raise ValueError("no JSON")
+
+
+def _why(done: subprocess.CompletedProcess) -> str:
+    lines = (done.stderr or done.stdout).strip().splitlines()
+    error = next((line for line in reversed(lines) if line.startswith("error:")), lines[-1] if lines else "")
+    return error[:300]
+
+
+def explain(python: str, entry: Path, site: Path | None, timeout: float) -> dict:
+    env = {"PYTHONPATH": str(site)} if site else {}
+    done = _run([python, "-m", "graphweld", "explain", "--format", "json", "--compile-options", "backend=eager", str(entry)], timeout, env)
+    if done.returncode != 0:
+        raise RuntimeError(_why(done))
+    return json.loads(done.stdout)
+
+
+# -- source patterns --------------------------------------------------------------------------
+
+_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
+
+
+def _context(file: str, line: int) -> tuple[str, str]:
+    """The site's source line and the name of the function holding it."""
+    try:
+        lines = Path(file).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return "", ""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    indent = len(text) - len(text.lstrip())
+    for candidate in reversed(lines[: line - 1]):
+        found = _DEF.match(candidate)
+        if found and len(found.group(1)) < indent:
+            return text.strip(), found.group(2)
+    return text.strip(), ""
+
+
+def pattern(site: dict) -> str:
+    """What kind of code a break site is, by its source line, function, GB id and reason."""
+    text, function = _context(site["file"], site["line"])
+    gb, reason = site["gb"], site["reason"]
+    lowered = f"{text} {function}".lower()
+    path = site["file"].replace(os.sep, "/")
+    if path.endswith("utils/output_capturing.py") or (path.endswith("utils/generic.py") and "wrapper" in function):
+        return "output-capturing wrapper (library plumbing)"
+    if "expert" in lowered and (re.search(r"nonzero|where|index_add|one_hot|bincount|tolist|item\(", lowered) or gb in ("GB0036", "GB0033")):
+        return "MoE expert dispatch"
+    if ".tolist()" in text:
+        return ".tolist()"
+    if ".item()" in text or gb == "GB0124":
+        return ".item()"
+    if re.search(r"(torch\.all\(|\.all\(\)).*mask|mask.*(==\s*1|\.all\(\))", text):
+        return "mask check that picks a fast path (torch.all(mask == 1))"
+    if "layerdrop" in lowered or ("self.training" in text and "rand" in text):
+        return "LayerDrop"
+    if "deepcopy" in lowered:
+        return "copy.deepcopy in forward"
+    if gb == "GB0291" or re.search(r"logger\.|logging\.|warnings\.warn|warning_once", text):
+        return "logging / warnings"
+    if "exception" in reason.lower() or gb in ("GB0088", "GB0089"):
+        return "exception used for control flow"
+    if gb == "GB0170":
+        return "data-dependent branch (other)"
+    if gb in ("GB0036", "GB0033") or "nonzero" in reason:
+        return "data-dependent shape (nonzero, boolean mask)"
+    return f"other: {gb} {reason[:70]}"
+
+
+def _sites(report: dict) -> list[dict]:
+    return [
+        {"file": site["file"], "line": site["line"], "gb": site["gb"], "reason": site["reason"], "type": site["type"],
+         "rule": site["rule"], "action": site["action"], "pattern": pattern(site)}
+        for site in report["sites"]
+    ]
+
+
+def _picture(report: dict) -> dict:
+    keys = ("graphs", "graph_breaks", "break_sites", "skipped_frames", "recompiles", "fullgraph")
+    return {key: report.get(key) for key in keys}
+
+
+# -- one model ---------------------------------------------------------------------------------
+
+
+def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: float | None) -> dict:
+    """One model's row: why it was not measured, or its breaks before and (unless `fix_timeout`
+    is None) after `fix --entry --unsafe-fixes`."""
+    result: dict = {"class": name, "mode": "eval"}
+    start = time.perf_counter()
+    try:
+        probed = _last_json(_run([python, str(HERE / "reach_models.py"), "probe", name], timeout).stdout)
+    except (subprocess.TimeoutExpired, ValueError) as exc:
+        probed = {"ok": False, "error": "probe timed out" if isinstance(exc, subprocess.TimeoutExpired) else "probe crashed"}
+    if not probed["ok"]:
+        return {**result, "status": "not built", "error": probed["error"]}
+    result.update(parameters=probed["parameters"], shrunk=probed["shrunk"])
+    with tempfile.TemporaryDirectory(prefix="reach-") as scratch:
+        entry = Path(scratch) / "entry.py"
+        entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"]))
+        try:
+            before = explain(python, entry, None, timeout)
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            why = str(exc) if isinstance(exc, RuntimeError) else f"explain took over {timeout:.0f} s"
+            return {**result, "status": "not measured", "error": why}
+        result.update(status="measured", before=_picture(before), sites_before=_sites(before))
+        if not before["graph_breaks"] and not before["skipped_frames"]:
+            result.update(after=result["before"], sites_after=[], seconds=round(time.perf_counter() - start, 1))
+            return result
+        if fix_timeout is None:
+            result["seconds"] = round(time.perf_counter() - start, 1)
+            return result
+        site = Path(scratch) / "site"
+        copy = copy_package(package, site)
+        try:
+            done = _run(
+                [python, "-m", "graphweld", "fix", "--entry", str(entry), "--unsafe-fixes", "--compile-options",
+                 "backend=eager", "--format", "json", str(copy)],
+                fix_timeout, {"PYTHONPATH": str(site)},
+            )  # fmt: skip
+            fixed = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout.strip() else None
+            result["fix_error"] = None if fixed is not None else _why(done)
+        except subprocess.TimeoutExpired:
+            fixed, result["fix_error"] = None, f"fix --entry took over {fix_timeout:.0f} s"
+        if fixed is not None:
+            result["kept"] = {os.path.relpath(path, site): rules for path, rules in fixed["kept"].items()}
+            result["dropped"] = [
+                {"path": os.path.relpath(item["path"], site), "line": item["line"], "rule": item["rule"],
+                 "form": item["form"], "why": item["why"]}
+                for item in fixed["tried"] if not item["kept"]
+            ]  # fmt: skip
+        try:
+            after = explain(python, entry, site if fixed is not None and fixed["kept"] else None, timeout)
+            result.update(after=_picture(after), sites_after=_sites(after))
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            result.update(after=None, after_error=str(exc))
+    result["seconds"] = round(time.perf_counter() - start, 1)
     return result
 
 
+# -- the run -----------------------------------------------------------------------------------
+
+
+def _classes(python: str) -> list[str]:
+    return _last_json(_run([python, str(HERE / "reach_models.py"), "list"], 600).stdout)
+
+
+def one_per_config(python: str, classes: list[str]) -> list[str]:
+    """One class per config class: the one with a task head (a language-modelling or generation
+    head covers the base model's code and the head's), else the base model."""
+    probe = subprocess.run(
+        [python, "-c", "import json, sys, transformers\nnames = json.loads(sys.stdin.read())\n"
+         "print(json.dumps({n: getattr(transformers, n).config_class.__name__ for n in names}))"],
+        input=json.dumps(classes), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    config_of = json.loads(probe.stdout)
+    rank = {"ForConditionalGeneration": 0, "ForCausalLM": 1, "Model": 2}
+    chosen: dict[str, str] = {}
+    for name in classes:
+        suffix = next(s for s in rank if name.endswith(s))
+        current = chosen.get(config_of[name])
+        if current is None or rank[suffix] < rank[next(s for s in rank if current.endswith(s))]:
+            chosen[config_of[name]] = name
+    return sorted(chosen.values())
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--python", default=str(Path(__file__).parents[1] / ".venv-reach" / "bin" / "python"))
-    parser.add_argument("--models", help="comma-separated model types (default: all)")
-    parser.add_argument("--json", help="also write every model's result to this file")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--python", default=str(PYTHON), help="the benchmark environment's python")
+    parser.add_argument("--models", help="comma-separated class names (default: one class per config class)")
+    parser.add_argument("--all-classes", action="store_true", help="every class, not one per config class")
+    parser.add_argument("--results", default=str(DEFAULT_RESULTS), help="JSON lines, one per model (appended)")
+    parser.add_argument("--resume", action="store_true", help="skip the classes the results file has")
+    parser.add_argument("--limit", type=int, help="measure at most this many classes")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds for a probe or an explain")
+    parser.add_argument("--fix-timeout", type=float, default=2400, help="seconds for fix --entry")
+    parser.add_argument("--no-fix", action="store_true", help="count the breaks only (a census; fix later with --refix)")
+    parser.add_argument("--refix", action="store_true", help="measure again the classes the results file has with breaks")
+    parser.add_argument("--report", action="store_true", help="only print the tables from the results file")
+    parser.add_argument("--survey", help="with --report: the survey's nightly report JSON to compare with")
     args = parser.parse_args()
+    results_path = Path(args.results)
+    if args.report:
+        report(_load(results_path), Path(args.survey) if args.survey else None)
+        return
     if not Path(args.python).exists():
         sys.exit(f"error: {args.python} not found; create the environment first (see this file's docstring)")
-    probe = subprocess.run(
-        [args.python, "-c", "import transformers, torch, os; print(transformers.__version__, torch.__version__, "
-         "os.path.dirname(transformers.__file__))"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    version, torch_version, package = probe.stdout.split()
-    kinds = dict(MODEL_TYPES)
-    model_types = args.models.split(",") if args.models else list(kinds)
-    print(f"transformers {version}, torch {torch_version}, {len(model_types)} model types", flush=True)
-    results = []
-    for model_type in model_types:
-        with tempfile.TemporaryDirectory() as scratch:
-            try:
-                result = run_model(args.python, Path(package), model_type, kinds.get(model_type, "text"), Path(scratch))
-            except RuntimeError as exc:
-                print(f"  {model_type}: not measured ({exc})", flush=True)
-                continue
-        results.append(result)
-        print(
-            f"  {model_type}: breaks {result['breaks_before']} -> {result['breaks_after']}, "
-            f"graphs {result['graphs_before']} -> {result['graphs_after']}, rules {result['rules']}",
-            flush=True,
-        )
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
-    report(results)
+    versions = _run([args.python, "-c", "import transformers, torch, os; print(transformers.__version__, torch.__version__, "
+                     "os.path.dirname(transformers.__file__))"], 600)  # fmt: skip
+    version, torch_version, package = versions.stdout.split()
+    classes = args.models.split(",") if args.models else _classes(args.python)
+    if not args.models and not args.all_classes:
+        classes = one_per_config(args.python, classes)
+    stored = _load(results_path)
+    if args.refix:
+        breaking = {row["class"] for row in stored if row["status"] == "measured" and row["before"]["graph_breaks"]}
+        classes = [name for name in classes if name in breaking] if args.models else sorted(breaking)
+    done = {row["class"] for row in stored} if args.resume and not args.refix else set()
+    todo = [name for name in classes if name not in done][: args.limit]
+    print(f"transformers {version}, torch {torch_version}: {len(classes)} classes, {len(todo)} to measure", flush=True)
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    for index, name in enumerate(todo, 1):
+        row = measure(args.python, Path(package), name, args.timeout, None if args.no_fix else args.fix_timeout)
+        row.update(transformers=version, torch=torch_version)
+        with results_path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row) + "\n")
+        print(f"[{index}/{len(todo)}] {_line(row)}", flush=True)
 
 
-def report(results: list[dict]) -> None:
-    before: Counter = Counter()
-    after: Counter = Counter()
-    models_before: Counter = Counter()
-    for result in results:
-        for gb, reason, n in result["reasons_before"]:
-            before[(gb, reason)] += n
-            models_before[(gb, reason)] += 1
-        for gb, reason, n in result["reasons_after"]:
-            after[(gb, reason)] += n
-    print()
-    print("| GB | reason | models | sites before | sites after |")
-    print("| --- | --- | ---: | ---: | ---: |")
-    for key in sorted(set(before) | set(after), key=lambda k: (-before[k], k)):
-        print(f"| {key[0]} | {key[1]} | {models_before[key]} | {before[key]} | {after[key]} |")
-    total_before = sum(r["breaks_before"] for r in results)
-    total_after = sum(r["breaks_after"] for r in results)
-    breaking = sum(1 for r in results if r["breaks_before"])
-    whole = sum(1 for r in results if r["breaks_before"] and not r["breaks_after"])
-    print(
-        f"\n{len(results)} models, {breaking} with breaks; breaks {total_before} -> {total_after}; "
-        f"{whole} of the {breaking} now compile without a break"
+def _line(row: dict) -> str:
+    if row["status"] != "measured":
+        return f"{row['class']}: {row['status']} ({row['error']})"
+    before, after = row["before"], row.get("after") or {}
+    return (
+        f"{row['class']}: breaks {before['graph_breaks']} -> {after.get('graph_breaks', '?')}, "
+        f"graphs {before['graphs']} -> {after.get('graphs', '?')}, {row['seconds']} s"
     )
+
+
+def _load(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    rows = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            rows[row["class"]] = row  # a class measured again: its latest result
+    return list(rows.values())
+
+
+# -- the report --------------------------------------------------------------------------------
+
+
+def report(rows: list[dict], survey: Path | None) -> None:
+    measured = [row for row in rows if row["status"] == "measured"]
+    breaking = [row for row in measured if row["before"]["graph_breaks"] or row["before"]["skipped_frames"]]
+    not_built = [row for row in rows if row["status"] != "measured"]
+    before = sum(row["before"]["graph_breaks"] for row in breaking)
+    after = sum((row.get("after") or row["before"])["graph_breaks"] for row in breaking)
+    whole = sum(1 for row in breaking if (row.get("after") or {}).get("graph_breaks") == 0)
+    shrunk = sum(1 for row in measured if row.get("shrunk"))
+    print(f"{len(rows)} classes tried, {len(measured)} measured ({shrunk} with widths cut to the parameter budget), "
+          f"{len(not_built)} not built or not measured; {len(breaking)} with breaks")  # fmt: skip
+    if before:
+        print(f"breaks on the breaking models: {before} -> {after} ({100 * (before - after) / before:.0f}% removed); "
+              f"{whole} of {len(breaking)} now compile whole")  # fmt: skip
+    print()
+    print("| pattern | models | break sites before | after |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, (models, sites_before, sites_after) in _by(breaking, "pattern"):
+        print(f"| {name} | {models} | {sites_before} | {sites_after} |")
+    print()
+    print("| GB | reason | models | break sites before | after |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for (gb, reason), (models, sites_before, sites_after) in _by(breaking, ("gb", "reason")):
+        print(f"| {gb} | {reason[:90]} | {models} | {sites_before} | {sites_after} |")
+    print()
+    print("| model | breaks before | after | graphs before | after | rules kept | dropped |")
+    print("| --- | ---: | ---: | ---: | ---: | --- | ---: |")
+    for row in sorted(breaking, key=lambda r: -r["before"]["graph_breaks"]):
+        rules = Counter(rule for rules in (row.get("kept") or {}).values() for rule in rules)
+        after_row = row.get("after") or {}
+        print(f"| {row['class']} | {row['before']['graph_breaks']} | {after_row.get('graph_breaks', '-')} | "
+              f"{row['before']['graphs']} | {after_row.get('graphs', '-')} | "
+              f"{', '.join(f'{r} x{n}' for r, n in sorted(rules.items())) or '-'} | {len(row.get('dropped') or [])} |")  # fmt: skip
+    reasons = Counter(re.sub(r"\d+", "N", row["error"])[:100] for row in not_built)
+    print()
+    print("| not built or not measured | classes |")
+    print("| --- | ---: |")
+    for reason, count in reasons.most_common(15):
+        print(f"| {reason} | {count} |")
+    if survey is not None:
+        compare_with_survey(rows, survey)
+
+
+def _by(rows: list[dict], key) -> list:  # type: ignore[no-untyped-def]
+    table: dict = defaultdict(lambda: [set(), 0, 0])
+    for row in rows:
+        for when, index in (("sites_before", 1), ("sites_after", 2)):
+            for site in row.get(when) or []:
+                name = tuple(site[k] for k in key) if isinstance(key, tuple) else site[key]
+                table[name][index] += 1
+                if index == 1:
+                    table[name][0].add(row["class"])
+    return sorted(((name, (len(models), b, a)) for name, (models, b, a) in table.items()), key=lambda item: -item[1][1])
+
+
+def compare_with_survey(rows: list[dict], survey: Path) -> None:
+    """Which models break here and in the survey (its eval mode), among the classes both ran."""
+    data = json.loads(survey.read_text(encoding="utf-8"))
+    status: dict[str, tuple[str, int]] = {}
+    for category in ("cat1", "cat3"):
+        for item in data.get(category, []):
+            name, mode = item["key"]
+            if mode == "eval":
+                status[name] = (item.get("current_status", ""), item.get("current_gb", 0))
+    both = [row for row in rows if row["status"] == "measured" and status.get(row["class"], ("",))[0] in ("graph_break", "full_graph")]
+    breaks_here = {row["class"] for row in both if row["before"]["graph_breaks"]}
+    breaks_there = {row["class"] for row in both if status[row["class"]][0] == "graph_break"}
+    print()
+    print(f"Against the survey (eval): {len(both)} classes measured by both; breaking in the survey "
+          f"{len(breaks_there)}, here {len(breaks_here)}, in both {len(breaks_here & breaks_there)}")  # fmt: skip
+    print(f"  breaking in the survey only: {', '.join(sorted(breaks_there - breaks_here)) or '-'}")
+    print(f"  breaking here only: {', '.join(sorted(breaks_here - breaks_there)) or '-'}")
+    survey_breaks = sum(status[name][1] for name in breaks_there)
+    here_breaks = sum(row["before"]["graph_breaks"] for row in both if row["class"] in breaks_there)
+    print(f"  breaks on the survey's breaking models: survey {survey_breaks}, here {here_breaks}")
 
 
 if __name__ == "__main__":

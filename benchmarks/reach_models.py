@@ -1,0 +1,364 @@
+"""Models and inputs for the reach benchmark (`benchmarks/reach.py`), built the way the public
+graph-break survey (penguinwu/oss-model-graph-break-corpus) builds them: each class's default
+config from its config class, the layer count cut to 2 (in every sub-config), batch 2, and inputs
+a user would give it (an attention mask with padding, labels for a model with a language-modelling
+head, decoder ids for an encoder-decoder, images and audio of the config's own sizes).
+
+Widths stay as the default config has them unless the model would have more than `PARAMETER_BUDGET`
+parameters, which does not build and run on 2 cores in reasonable time: then experts are cut to 4
+(top-k with them), a vocabulary above 32,000 to 32,000, and hidden and intermediate sizes halved
+until it fits; every such change is recorded (`shrunk`) and reported.
+
+Runs inside the benchmark's own environment (`.venv-reach`: a current transformers, never the
+test suite's pin). `probe(name)` finds a model's config changes and input recipe (and checks that
+it runs eagerly); the generated entries call `build_model` and `build_inputs` with them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import sys
+from typing import Any
+
+PARAMETER_BUDGET = 300_000_000
+BATCH, SEQUENCE, DECODER_SEQUENCE, PADDING = 2, 16, 8, 4
+LAYER_KEYS = (
+    "num_hidden_layers", "num_layers", "n_layer", "n_layers", "encoder_layers", "decoder_layers",
+    "num_encoder_layers", "num_decoder_layers", "num_text_layers", "num_vision_layers",
+)  # fmt: skip
+# Lists with one entry per layer: cut with the layer count, keeping one of each kind of layer.
+LAYER_LISTS = ("layer_types", "layers_block_type", "block_types", "attn_layer_types")
+EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
+TOP_K_KEYS = ("num_experts_per_tok", "num_selected_experts", "top_k", "moe_topk", "num_experts_per_token")
+HEAD_KEYS = ("num_attention_heads", "num_key_value_heads", "encoder_attention_heads", "decoder_attention_heads",
+             "n_head", "num_heads")
+WIDTH_KEYS = ("hidden_size", "intermediate_size", "d_model", "d_ff", "ffn_dim", "encoder_ffn_dim",
+              "decoder_ffn_dim", "moe_intermediate_size", "shared_expert_intermediate_size", "n_embd")  # fmt: skip
+
+
+def _configs(config: Any) -> list[Any]:
+    """The config and every config nested in it (text, vision, audio, encoder, decoder...)."""
+    from transformers import PretrainedConfig
+
+    found, stack = [], [config]
+    while stack:
+        current = stack.pop()
+        if any(current is seen for seen in found):
+            continue
+        found.append(current)
+        stack.extend(value for value in vars(current).values() if isinstance(value, PretrainedConfig))
+    return found
+
+
+def _set(config: Any, path: str, value: Any, overrides: dict[str, Any]) -> None:
+    target = config
+    *parents, name = path.split(".")
+    for parent in parents:
+        target = getattr(target, parent)
+    setattr(target, name, value)
+    overrides[path] = value
+
+
+def _paths(config: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """(dotted path, config) for the config and its nested configs."""
+    from transformers import PretrainedConfig
+
+    found = [(prefix, config)]
+    for key, value in vars(config).items():
+        if isinstance(value, PretrainedConfig):
+            found.extend(_paths(value, f"{prefix}{key}."))
+    return found
+
+
+def cut_layers(config: Any, overrides: dict[str, Any]) -> None:
+    for prefix, sub in _paths(config):
+        for key in LAYER_KEYS:
+            value = getattr(sub, key, None)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 2:
+                try:
+                    _set(config, prefix + key, 2, overrides)
+                except (AttributeError, NotImplementedError, ValueError):
+                    pass  # derived from other fields (Funnel's block sizes)
+        for key in LAYER_LISTS:
+            value = getattr(sub, key, None)
+            n = getattr(sub, "num_hidden_layers", None)
+            if isinstance(value, (list, tuple)) and isinstance(n, int) and len(value) > n:
+                kinds = list(dict.fromkeys(value))
+                if len(kinds) > n:
+                    _set(config, prefix + "num_hidden_layers", len(kinds), overrides)
+                    n = len(kinds)
+                _set(config, prefix + key, (kinds + [kinds[-1]] * n)[:n], overrides)
+        blocks = getattr(sub, "block_sizes", None)
+        if isinstance(blocks, (list, tuple)) and sum(blocks) > 2 * len(blocks):
+            # Funnel's layer count is the sum of its blocks' sizes.
+            _set(config, prefix + "block_sizes", [1] * len(blocks), overrides)
+        depths = getattr(sub, "depths", None)
+        if isinstance(depths, (list, tuple)) and all(isinstance(d, int) for d in depths) and max(depths, default=0) > 2:
+            _set(config, prefix + "depths", [min(d, 2) for d in depths], overrides)
+
+
+def _parameters(cls: Any, config: Any) -> int:
+    import torch
+
+    with torch.device("meta"):
+        model = cls(config)
+    return sum(parameter.numel() for parameter in model.parameters())
+
+
+def shrink(cls: Any, config: Any, overrides: dict[str, Any]) -> list[str]:
+    """Cut a model above the budget down to it; what was changed, for the report."""
+    shrunk: list[str] = []
+    parameters = _parameters(cls, config)
+    if parameters <= PARAMETER_BUDGET:
+        return shrunk
+    shrunk.append(f"{parameters / 1e6:.0f}M parameters by default")
+    for prefix, sub in _paths(config):
+        for key in EXPERT_KEYS:
+            value = getattr(sub, key, None)
+            if isinstance(value, int) and value > 4:
+                _set(config, prefix + key, 4, overrides)
+                shrunk.append(f"{prefix}{key} {value} -> 4")
+                for top_key in TOP_K_KEYS:
+                    top = getattr(sub, top_key, None)
+                    if isinstance(top, int) and top > 4:
+                        _set(config, prefix + top_key, 2, overrides)
+    # A vocabulary is cut no lower than its special tokens (an image token's id must embed).
+    smallest = max([32_000, *(token + 1 for token in _special_ids(config))])
+    for prefix, sub in _paths(config):
+        vocabulary = getattr(sub, "vocab_size", None)
+        if isinstance(vocabulary, int) and vocabulary > smallest and _parameters(cls, config) > PARAMETER_BUDGET:
+            _set(config, prefix + "vocab_size", smallest, overrides)
+            shrunk.append(f"{prefix}vocab_size {vocabulary} -> {smallest}")
+    for _ in range(4):
+        if _parameters(cls, config) <= PARAMETER_BUDGET:
+            break
+        for prefix, sub in _paths(config):
+            halved = False
+            for key in WIDTH_KEYS:
+                value = getattr(sub, key, None)
+                if isinstance(value, int) and value >= 256:
+                    _set(config, prefix + key, value // 2, overrides)
+                    shrunk.append(f"{prefix}{key} {value} -> {value // 2}")
+                    halved = True
+            if halved:
+                # Half the heads too, so that each head keeps its size (rotary sections and
+                # kernels depend on it).
+                for key in HEAD_KEYS:
+                    value = getattr(sub, key, None)
+                    if isinstance(value, int) and value >= 2 and value % 2 == 0:
+                        _set(config, prefix + key, value // 2, overrides)
+    shrunk.append(f"{_parameters(cls, config) / 1e6:.0f}M parameters built")
+    return shrunk
+
+
+def config_for(name: str, overrides: dict[str, Any] | None = None) -> Any:
+    import transformers
+
+    cls = getattr(transformers, name)
+    config = cls.config_class()
+    for path, value in (overrides or {}).items():
+        _set(config, path, value, {})
+    return config
+
+
+def build_model(name: str, overrides: dict[str, Any]) -> Any:
+    """The model, as `probe` found it builds: default config with the recorded changes, eval mode."""
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    return getattr(transformers, name)(config_for(name, overrides)).eval()
+
+
+def _special_ids(config: Any) -> set[int]:
+    ids = set()
+    for sub in _configs(config):
+        for key, value in vars(sub).items():
+            if ("token_id" in key or "token_index" in key) and isinstance(value, int):
+                ids.add(value)
+    return ids
+
+
+def _first(config: Any, *keys: str) -> Any:
+    for sub in _configs(config):
+        for key in keys:
+            value = getattr(sub, key, None)
+            if value is not None:
+                return value
+    return None
+
+
+def initial_recipe(name: str, model: Any, config: Any) -> dict[str, Any]:
+    """What a user would call the model with, from its forward's parameters and its config."""
+    parameters = set(inspect.signature(model.forward).parameters)
+    main = getattr(model, "main_input_name", "input_ids")
+    recipe: dict[str, Any] = {}
+    vocabulary = _first(config, "vocab_size")
+    if "input_ids" in parameters and isinstance(vocabulary, int):
+        recipe["input_ids"] = {"kind": "ids", "shape": [BATCH, SEQUENCE], "high": vocabulary, "avoid": sorted(_special_ids(config))}
+        if "attention_mask" in parameters:
+            recipe["attention_mask"] = {"kind": "mask", "shape": [BATCH, SEQUENCE], "padding": PADDING}
+    image_size = _first(config, "image_size")
+    if isinstance(image_size, (list, tuple)):
+        image_size = image_size[0]
+    if main == "pixel_values" or ("pixel_values" in parameters and image_size):
+        channels = _first(config, "num_channels") or 3
+        side = image_size if isinstance(image_size, int) else 224
+        recipe["pixel_values"] = {"kind": "float", "shape": [BATCH, channels, side, side]}
+    if main == "input_values":
+        # A codec takes (batch, channels, samples); a speech encoder (batch, samples).
+        channels = _first(config, "audio_channels")
+        shape = [BATCH, channels, 16_000] if isinstance(channels, int) else [BATCH, 16_000]
+        recipe["input_values"] = {"kind": "float", "shape": shape}
+    if main == "input_features" or ("input_features" in parameters and "input_ids" not in recipe):
+        bins = _first(config, "num_mel_bins", "feature_size", "input_feat_per_channel") or 80
+        positions = _first(config, "max_source_positions")
+        frames = 2 * positions if isinstance(positions, int) and positions <= 1500 else 100
+        recipe["input_features"] = {"kind": "float", "shape": [BATCH, bins, frames]}
+    if "decoder_input_ids" in parameters and getattr(config, "is_encoder_decoder", False) and isinstance(vocabulary, int):
+        recipe["decoder_input_ids"] = {"kind": "ids", "shape": [BATCH, DECODER_SEQUENCE], "high": vocabulary, "avoid": sorted(_special_ids(config))}
+    if "labels" in parameters and name.endswith(("ForCausalLM", "ForConditionalGeneration")):
+        source = "decoder_input_ids" if "decoder_input_ids" in recipe else "input_ids"
+        if source in recipe:
+            recipe["labels"] = {"kind": "labels", "from": source}
+    return recipe
+
+
+def build_inputs(recipe: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments a recipe describes (seeded: the same tensors every time)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(0)
+    inputs: dict[str, Any] = {}
+    for key, spec in recipe.items():
+        kind = spec["kind"]
+        if kind == "ids":
+            high = max(5, spec["high"])
+            ids = torch.randint(4, high, spec["shape"], generator=generator)
+            for avoid in spec.get("avoid", []):
+                ids[ids == avoid] = 4 if avoid != 4 else 5
+            if "placeholders" in spec:
+                # An image's placeholder tokens first, then the text.
+                token, count = spec["placeholders"]
+                ids[:, :count] = token
+            inputs[key] = ids
+        elif kind == "mask":
+            mask = torch.ones(spec["shape"], dtype=torch.long)
+            mask[-1, spec["shape"][1] - spec["padding"] :] = 0
+            inputs[key] = mask
+        elif kind == "float":
+            inputs[key] = torch.randn(spec["shape"], generator=generator)
+    for key, spec in recipe.items():
+        if spec["kind"] == "labels":
+            labels = inputs[spec["from"]].clone()
+            if spec["from"] == "input_ids" and "attention_mask" in inputs:
+                labels[inputs["attention_mask"] == 0] = -100
+            inputs[key] = labels
+    return inputs
+
+
+_IMAGE_TOKENS = re.compile(r"tokens:?\s*(\d+),?\s*features:?\s*(\d+)", re.IGNORECASE)
+
+
+def _calibrated(recipe: dict[str, Any], config: Any, error: str) -> dict[str, Any] | None:
+    """A recipe changed to answer a model's own complaint about its inputs, or None."""
+    image_token = _first(config, "image_token_id", "image_token_index")
+    found = _IMAGE_TOKENS.search(error)
+    if found and isinstance(image_token, int) and "input_ids" in recipe:
+        # The count is of tokens, or of their elements (tokens times the text width).
+        features = int(found.group(2))
+        text = getattr(config, "text_config", None) or config
+        width = getattr(text, "hidden_size", None) or 1
+        counts = [features // (BATCH * width), features // BATCH, features]
+        exact = [c for c, d in zip(counts, (BATCH * width, BATCH, 1)) if features % d == 0 and 0 < c <= 4096]
+        if not exact:
+            return None
+        per_image = exact[0]
+        ids = recipe["input_ids"]
+        length = per_image + SEQUENCE
+        ids = {**ids, "shape": [BATCH, length], "placeholders": [image_token, per_image]}
+        updated = {**recipe, "input_ids": ids}
+        if "attention_mask" in recipe:
+            updated["attention_mask"] = {**recipe["attention_mask"], "shape": [BATCH, length]}
+        return updated
+    return None
+
+
+def hold_special_tokens(config: Any, overrides: dict[str, Any]) -> list[str]:
+    """A default config whose special token (an image placeholder) lies past its vocabulary
+    cannot embed it: the vocabulary grows to hold it (the checkpoints add such tokens)."""
+    fixed = []
+    largest = max(_special_ids(config), default=-1)
+    for prefix, sub in _paths(config):
+        vocabulary = getattr(sub, "vocab_size", None)
+        if isinstance(vocabulary, int) and vocabulary <= largest:
+            _set(config, prefix + "vocab_size", largest + 1, overrides)
+            fixed.append(f"{prefix}vocab_size {vocabulary} -> {largest + 1} (holds token {largest})")
+    return fixed
+
+
+def probe(name: str) -> dict[str, Any]:
+    """The config changes and input recipe for a class, checked by one eager call."""
+    import torch
+    import transformers
+
+    cls = getattr(transformers, name)
+    overrides: dict[str, Any] = {}
+    config = cls.config_class()
+    cut_layers(config, overrides)
+    hold_special_tokens(config, overrides)
+    shrunk = shrink(cls, config, overrides)
+    model = build_model(name, overrides)
+    recipe = initial_recipe(name, model, config_for(name, overrides))
+    if not recipe:
+        raise RuntimeError("no input recipe for its forward's parameters")
+    for _ in range(3):
+        try:
+            with torch.no_grad():
+                model(**build_inputs(recipe))
+            break
+        except Exception as exc:  # the model's own complaint may say what it needs
+            error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+            recipe = _calibrated(recipe, model.config, str(exc)) if _calibrated(recipe, model.config, str(exc)) else None
+            if recipe is None:
+                raise RuntimeError(f"eager call fails: {error}") from None
+    parameters = sum(parameter.numel() for parameter in model.parameters())
+    return {"overrides": overrides, "shrunk": shrunk, "recipe": recipe, "parameters": parameters}
+
+
+def list_classes() -> list[str]:
+    """Model classes of the installed transformers the survey's way: base `...Model`,
+    `...ForCausalLM` and `...ForConditionalGeneration`, with a config class transformers exports."""
+    import transformers
+
+    names = []
+    for name in sorted(dir(transformers)):
+        if not name.endswith(("Model", "ForCausalLM", "ForConditionalGeneration")) or "retrained" in name:
+            continue
+        if name.endswith("Model") and "For" in name:
+            continue
+        try:
+            cls = getattr(transformers, name)
+        except Exception:  # a class whose optional dependency is missing
+            continue
+        if not inspect.isclass(cls) or not issubclass(cls, transformers.PreTrainedModel):
+            continue
+        config = getattr(cls, "config_class", None)
+        if config is not None and hasattr(transformers, config.__name__):
+            names.append(name)
+    return names
+
+
+if __name__ == "__main__":
+    # python reach_models.py list | probe NAME: JSON on the last line of stdout.
+    command = sys.argv[1]
+    if command == "list":
+        print(json.dumps(list_classes()))
+    elif command == "probe":
+        try:
+            print(json.dumps({"ok": True, **probe(sys.argv[2])}))
+        except Exception as exc:  # reported as why the model is not measured
+            text = str(exc).strip()
+            print(json.dumps({"ok": False, "error": f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"}))
