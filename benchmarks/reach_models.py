@@ -346,7 +346,7 @@ def list_classes() -> list[str]:
         if not inspect.isclass(cls) or not issubclass(cls, transformers.PreTrainedModel):
             continue
         config = getattr(cls, "config_class", None)
-        if config is not None and hasattr(transformers, config.__name__):
+        if inspect.isclass(config) and hasattr(transformers, config.__name__):
             names.append(name)
     return names
 

@@ -11,18 +11,23 @@ from graphweld.codemods.guard_to_check import GuardToCheck
 from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
 from graphweld.codemods.isolate_io import IsolateIO
+from graphweld.codemods.layerdrop_guard import LayerdropGuard
 from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
+from graphweld.codemods.split_train_step import SplitTrainStep
 from graphweld.codemods.unroll_loop import UnrollLoop
 
 # Registry order is also precedence: when two rules' changes overlap in one round, the earlier
-# rule's change wins (deferring a print removes the break, so the loop need not be unrolled; a
+# rule's change wins (a training step split for its backward also cuts its I/O; deferring a
+# print removes the break, so the loop need not be unrolled; a
 # helper traced non-strictly or a round trip in a custom op no longer breaks at all). A decision
 # on a tensor taken into the graph keeps the helper traced, rather than traced non-strictly.
 RULES = (
+    SplitTrainStep,
     IsolateIO,
     DlpackCustomOp,
     BranchlessGuard,
+    LayerdropGuard,
     BranchToWhere,
     BranchToCond,
     GuardToCheck,
@@ -45,7 +50,9 @@ __all__ = [
     "HoistTry",
     "HoistWith",
     "IsolateIO",
+    "LayerdropGuard",
     "IterateSourceList",
     "NonstrictHelper",
+    "SplitTrainStep",
     "UnrollLoop",
 ]

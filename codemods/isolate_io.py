@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.analysis.blocks import split_at
 from graphweld.analysis.breakers import IO_BREAKERS, LOGGING_METHODS
 from graphweld.analysis.deferral import (
     STDLIB_LOGGING_METHODS,
@@ -16,9 +15,8 @@ from graphweld.analysis.deferral import (
     same_call,
 )
 from graphweld.analysis.names import dotted_name
-from graphweld.analysis.regions import COMPILE_DECORATORS
 from graphweld.rule import Rule, Safety
-from graphweld.analysis.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, mentioned_names, parameter_names
+from graphweld.analysis.scopes import bound_names
 from graphweld.walk import iter_nodes
 
 # Calls deferred through a wrapper, besides logger methods and the configured io-functions.
@@ -151,7 +149,6 @@ class IsolateIO(Rule):
         super().__init__(context)
         # Statements already handled: by a split of their function, or guarded already.
         self._handled: set[int] = set()
-        self._compile_calls: dict[str, tuple[cst.SimpleStatementLine, cst.Call]] | None = None
         # Why the statement being visited is not deferred, for the guard's message.
         self._not_deferred = ""
         # Wrappers proposed in this pass, by name: their definition (two shapes never share one).
@@ -173,141 +170,30 @@ class IsolateIO(Rule):
             # graphweld's own wrapper: Dynamo never traces it (it is registered as reorderable).
             self._handled.update(id(inner) for inner in iter_nodes(node))
             return
-        info = context.regions.function_info(node)
-        if info is None or info.parent is not None or info.outer is not None:
+        body = context.splitter.body(node)
+        if body is None:
             return
-        # A method's pieces are methods of its class, called through `self`.
-        receiver = _first_parameter(node) if info.cls is not None else None
-        if info.cls is not None and (receiver is None or _is_static(node)):
-            return
-        compile_decorators = [d for d in node.decorators if self._is_compile(d)]
-        compile_call = None
-        if not compile_decorators and info.cls is None:
-            # `name = torch.compile(f, **options)` at module level: the options move to the pieces.
-            compile_call = self._module_compile_call(node.name.value)
-            if compile_call is not None:
-                statement, call = compile_call
-                options = ", ".join(self.context.module.code_for_node(arg).rstrip(", ") for arg in call.args[1:])
-                decorator = cst.parse_statement(f"@torch.compile({options})\ndef _():\n    pass\n")
-                assert isinstance(decorator, cst.FunctionDef)
-                compile_decorators = list(decorator.decorators)
-        if not compile_decorators or not isinstance(node.body, cst.IndentedBlock):
-            return
-        statements = list(node.body.body)
-        docstring = statements[:1] if node.get_docstring() is not None else []
-        body = statements[len(docstring) :]
         io_ids = {id(s) for s in body if self._io_kind(s) is not None}
-        if not io_ids or not self._splittable(body):
+        if not io_ids or not self.allows("split", next(s for s in body if id(s) in io_ids)):
+            return  # nothing to split, or ruled out: each I/O statement is deferred or guarded instead
+        split = context.splitter.split(node, lambda s: id(s) in io_ids)
+        if split is None:
             return
-        if not self.allows("split", next(s for s in body if id(s) in io_ids)):
-            return  # ruled out: each I/O statement is deferred or guarded instead
-        segments, io_statements = split_at(body, lambda s: id(s) in io_ids)
-        function_name = node.name.value
-        params = parameter_names(node)
-        taken = context.regions.module_names | (set(info.cls.methods) if info.cls is not None else set())
-        local_names = params | bound_names(body)
-        glue: list[cst.BaseStatement] = list(docstring)
-        pieces: list[cst.FunctionDef] = []
-        available = set(params)
-        for index, segment in enumerate(segments):
-            later = [*io_statements[index:], *(s for seg in segments[index + 1 :] for s in seg)]
-            if segment:
-                inputs = sorted((mentioned_names(segment) & available & local_names) - {receiver})
-                produced = bound_names(segment)
-                outputs = sorted(produced & mentioned_names(later))
-                ends_with_return = _is_return(segment[-1])
-                name = fresh_name(f"_{function_name}_part{len(pieces) + 1}", taken)
-                taken = taken | {name}
-                piece_body = list(segment)
-                if not ends_with_return and outputs:
-                    piece_body.append(cst.parse_statement(f"return {', '.join(outputs)}\n"))
-                signature = ", ".join([receiver, *inputs] if receiver else inputs)
-                piece = cst.parse_statement(f"def {name}({signature}):\n    pass\n")
-                assert isinstance(piece, cst.FunctionDef)
-                pieces.append(
-                    piece.with_changes(
-                        decorators=tuple(compile_decorators),
-                        body=piece.body.with_changes(body=tuple(piece_body)),
-                        leading_lines=(cst.EmptyLine(indent=False),) * (1 if receiver else 2),
-                    )
-                )
-                call = f"{receiver + '.' if receiver else ''}{name}({', '.join(inputs)})"
-                if ends_with_return:
-                    glue.append(cst.parse_statement(f"return {call}\n"))
-                elif outputs:
-                    glue.append(cst.parse_statement(f"{', '.join(outputs)} = {call}\n"))
-                else:
-                    glue.append(cst.parse_statement(f"{call}\n"))
-                available |= produced
-            if index < len(io_statements):
-                glue.append(io_statements[index])
-                available |= bound_names([io_statements[index]])
-        other_decorators = [d for d in node.decorators if not self._is_compile(d)]
-        rewritten = node.with_changes(decorators=tuple(other_decorators), body=node.body.with_changes(body=tuple(glue)))
-        extra = []
-        if compile_call is not None:
-            # The function itself now runs eagerly; what compiled it refers to it directly.
-            statement, _ = compile_call
-            assign = statement.body[0]
-            assert isinstance(assign, cst.Assign)
-            names = [dotted_name(t.target) for t in assign.targets]
-            kept = [] if names == [function_name] else [statement.with_changes(body=[assign.with_changes(value=cst.Name(function_name))])]
-            extra.append((statement, kept))
         self._handled.update(io_ids)
-        first_io = next(s for s in body if id(s) in io_ids)
-        names = ", ".join(f"`{context.code(s)}`" for s in io_statements)
+        function_name = node.name.value
+        names = ", ".join(f"`{context.code(s)}`" for s in split.cuts)
         self.propose(
             node,
-            [rewritten, *pieces],
-            anchor=first_io,
+            [split.driver, *split.pieces],
+            anchor=split.cuts[0],
             message=(
                 f"{names} in compiled `{function_name}`: I/O cannot be compiled and breaks the graph; split "
-                f"`{function_name}` into {len(pieces)} compiled piece(s) with the I/O run eagerly between them"
+                f"`{function_name}` into {len(split.pieces)} compiled piece(s) with the I/O run eagerly between them"
             ),
             safety=Safety.SAFE,
-            extra=extra,
+            extra=split.extra,
             form="split",
         )
-
-    def _module_compile_call(self, function_name: str) -> tuple[cst.SimpleStatementLine, cst.Call] | None:
-        if self._compile_calls is None:
-            # Module-level `name = torch.compile(f, ...)` statements, by the function compiled
-            # (the first for each), found once per module rather than once per function.
-            self._compile_calls = {}
-            for statement in self.context.module.body:
-                if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
-                    continue
-                assign = statement.body[0]
-                if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
-                    continue
-                call = assign.value
-                if (
-                    self.context.regions.imports.qualify(call.func) == "torch.compile"
-                    and call.args
-                    and call.args[0].keyword is None
-                    and isinstance(call.args[0].value, cst.Name)
-                ):
-                    self._compile_calls.setdefault(call.args[0].value.value, (statement, call))
-        return self._compile_calls.get(function_name)
-
-    def _is_compile(self, decorator: cst.Decorator) -> bool:
-        expression = decorator.decorator
-        if isinstance(expression, cst.Call):
-            expression = expression.func
-        return self.context.regions.imports.qualify(expression) in COMPILE_DECORATORS
-
-    def _splittable(self, body: list[cst.BaseStatement]) -> bool:
-        for index, statement in enumerate(body):
-            for node in iter_nodes(statement, prune=is_scope):
-                if node is not statement and isinstance(node, SCOPE_NODES):
-                    return False  # nested functions and classes would need closures across pieces
-                if isinstance(node, (cst.Yield, cst.Await, cst.Global, cst.Nonlocal)):
-                    return False
-                if isinstance(node, cst.Return) and not (index == len(body) - 1 and _is_return(statement)):
-                    return False
-            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-                return False
-        return True
 
     # -- defer and guard ------------------------------------------------------------------------
 
@@ -517,19 +403,3 @@ def _wrapper_call(call: cst.Call, wrapper: str, args: list[cst.Arg]) -> cst.Call
         for i, arg in enumerate(args)
     ]
     return cst.Call(func=cst.Name(wrapper), args=one_line)
-
-
-def _first_parameter(function: cst.FunctionDef) -> str | None:
-    params = [*function.params.posonly_params, *function.params.params]
-    return params[0].name.value if params else None
-
-
-def _is_static(function: cst.FunctionDef) -> bool:
-    return any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
-        for d in function.decorators
-    )
-
-
-def _is_return(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[-1], cst.Return)

@@ -94,17 +94,17 @@ def test_a_plain_model_is_compiled_by_graphweld(workdir: Path):
 def test_a_rewrite_whose_compiled_run_fails_is_dropped_with_the_reason(workdir: Path, monkeypatch: pytest.MonkeyPatch):
     """The rewrite's run raising (here: torch.compile failing inside Dynamo) drops that rewrite
     with the exception's first line; the run goes on and exits as usual."""
-    from graphweld.runs import entry_fix
+    from graphweld.runs import entry as entry_runs
     from graphweld.runs.entry import RunFailed
 
-    real_run = entry_fix.run_entry
+    real_run = entry_runs.run_entry
 
     def run_entry(entry, modes, *, overlay=None, **kwargs):  # type: ignore[no-untyped-def]
         if overlay:
             raise RunFailed(entry, "TypeError: sequence item 1: expected str instance, int found")
         return real_run(entry, modes, overlay=overlay, **kwargs)
 
-    monkeypatch.setattr(entry_fix, "run_entry", run_entry)
+    monkeypatch.setattr(entry_runs, "run_entry", run_entry)
     entry = workdir / "seed_with.py"
     original = entry.read_text()
     result = invoke("fix", "--entry", str(entry), "--compile-options", "backend=eager", str(entry))

@@ -20,6 +20,7 @@ from graphweld import cst_fast
 from graphweld.analysis.breakers import BreakerCatalog
 from graphweld.positions import node_spans
 from graphweld.analysis.regions import CompiledRegions
+from graphweld.analysis.split import FunctionSplitter
 from graphweld.settings import Settings
 from graphweld.analysis.tensors import FunctionValues
 
@@ -84,6 +85,7 @@ class RuleContext:
         # Whether a change (rule, form, line, column of its anchor in this text) was ruled out by
         # the caller: `fix --entry` trying a site's next fix after one did not verify.
         self.excluded: Callable[[str, str, int, int], bool] | None = None
+        self._splitter: FunctionSplitter | None = None
 
     def allows(self, rule: str, form: str, anchor: cst.CSTNode) -> bool:
         """Whether the rule may propose `form` at `anchor`; a rule with several forms falls through
@@ -92,6 +94,13 @@ class RuleContext:
             return True
         span = node_spans(self.module, [anchor], self.text).get(id(anchor))
         return span is None or not self.excluded(rule, form, span.start_line, span.start_column + 1)
+
+    @property
+    def splitter(self) -> FunctionSplitter:
+        """Splits compiled functions into compiled pieces (made once per module)."""
+        if self._splitter is None:
+            self._splitter = FunctionSplitter(self.module, self.regions)
+        return self._splitter
 
     @property
     def current_function(self) -> cst.FunctionDef | None:

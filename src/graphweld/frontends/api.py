@@ -240,7 +240,7 @@ def _installed(path: str) -> bool:
 # -- running the model --------------------------------------------------------------------------
 
 
-def explain(model: Any, *args: Any, **kwargs: Any) -> ExplainReport:
+def explain(model: Any, *args: Any, train: bool = False, **kwargs: Any) -> ExplainReport:
     """Compile `model` (an `nn.Module` or a function) in this process, call it once with `args`
     and `kwargs`, and explain every graph break.
 
@@ -248,29 +248,41 @@ def explain(model: Any, *args: Any, **kwargs: Any) -> ExplainReport:
     decorated with `torch.compile`) is measured as it is; anything else is compiled with
     `torch.compile` defaults. Dynamo's caches are reset first, so every frame is traced again (and
     compiled code the process holds for other models is compiled again on its next call). The
-    model runs as you left it (train or eval mode, grad enabled or not). Settings come from the
+    model runs as you left it (train or eval mode, grad enabled or not). With `train=True` the
+    call is a training step: the model in train mode with grad enabled, the loss the sum of the
+    output's floating-point tensors, and backward (the report adds the backward graphs); the
+    model's mode and its parameters' gradients are as they were afterwards. Settings come from the
     `[tool.graphweld]` nearest the current directory.
     """
     import torch
 
-    run = _compiled_call(torch, model, args, kwargs)
+    run = _compiled_call(torch, model, args, kwargs, train)
     settings = load_settings(find_config_file(Path(".")))
     explained = explain_sites(run, settings)
     return ExplainReport(run, _sites(explained), explained, settings)
 
 
-def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict) -> RunReport:
+def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict, train: bool = False) -> RunReport:
     import torch._dynamo
     from torch._dynamo.utils import counters
 
-    from graphweld.runs.runner import GraphCounter, parse_break, parse_recompile, skipped_frames
+    from graphweld.runs.runner import (
+        GraphCounter, compiled_backward_graphs, default_loss, parse_break, parse_recompile, skipped_frames,
+    )  # fmt: skip
 
     compiled_already = _compiles_itself(torch, model)
     callable_ = model if compiled_already else torch.compile(model)
     torch._dynamo.reset()
     counters.clear()
+    backward_graphs = None
     with _dynamo_log(torch) as log, GraphCounter() as graphs:
-        callable_(*args, **kwargs)
+        if train:
+            with _training_step(torch, model), torch.enable_grad():
+                loss = default_loss(callable_(*args, **kwargs))
+                backward_graphs = compiled_backward_graphs(loss)
+                loss.backward()
+        else:
+            callable_(*args, **kwargs)
     breaks = [parsed for parsed in map(parse_break, log.breaks) if parsed is not None]
     recompiles = [parsed for parsed in map(parse_recompile, log.recompiles) if parsed is not None]
     device = _device_of(torch, model, args, kwargs)
@@ -284,7 +296,26 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict) -> RunRepo
         compiled_by="entry" if compiled_already else "graphweld",
         breaks=[break_site(parsed) for parsed in breaks],
         recompiles=[Recompile(r["function"], r["file"], r["line"], r["reason"]) for r in recompiles],
+        train=train,
+        backward_graphs=backward_graphs,
     )
+
+
+@contextlib.contextmanager
+def _training_step(torch: Any, model: Any) -> Iterator[None]:
+    """The model in train mode for one step; its mode and its parameters' gradients restored."""
+    if not isinstance(model, torch.nn.Module):
+        yield
+        return
+    was_training = model.training
+    gradients = [(parameter, parameter.grad) for parameter in model.parameters()]
+    model.train()
+    try:
+        yield
+    finally:
+        model.train(was_training)
+        for parameter, gradient in gradients:
+            parameter.grad = gradient
 
 
 def _compiles_itself(torch: Any, model: Any) -> bool:

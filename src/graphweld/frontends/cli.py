@@ -40,6 +40,7 @@ from graphweld.frontends.report import (
     unified_diff,
 )
 from graphweld.frontends.progress import StepProgress
+from graphweld.runs.entry import EntryError, RunSettings, parse_compile_options
 from graphweld.settings import Settings, SettingsError, find_config_file, load_settings
 from graphweld.source import SourceError, write_atomically
 
@@ -83,6 +84,13 @@ def _entry_failure(exc: Exception, show_traceback: bool) -> "click.exceptions.Ex
 
 
 _TRACEBACK_HELP = "When the entry's program raises, print its whole traceback."
+_TRAIN_HELP = ("Run each call as a training step (train mode, backward; or the entry's train_step) and compare "
+               "losses and gradients (or parameters) too.")
+
+
+def _run_settings(device: str, compile_options: str | None, timeout: float, train: bool) -> RunSettings:
+    """How an entry's runs are made, from the command line (EntryError on bad compile options)."""
+    return RunSettings(device, parse_compile_options(compile_options), timeout, train)
 
 
 def _rule_ids(values: Sequence[str]) -> frozenset[str]:
@@ -119,6 +127,7 @@ def main() -> None:
               help="Where --entry runs.")
 @click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend; and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per --entry run.")
+@click.option("--train", is_flag=True, help=_TRAIN_HELP)
 @click.option("--traceback", "show_traceback", is_flag=True, help=_TRACEBACK_HELP)
 def fix(
     paths: tuple[str, ...],
@@ -138,6 +147,7 @@ def fix(
     device: str,
     compile_options: str | None,
     timeout: float,
+    train: bool,
     show_traceback: bool,
 ) -> None:
     """Fix graph breaks in the Python files under PATHS (files are rewritten in place).
@@ -168,20 +178,27 @@ def fix(
     except RuleSelectionError as exc:
         raise _fail(str(exc))
 
+    runs = None
+    if entry is not None:
+        try:
+            runs = _run_settings(device, compile_options, timeout, train)
+        except EntryError as exc:
+            raise _fail(str(exc))
+    elif train:
+        raise _fail("--train runs the entry as a training step: it needs --entry")
     pending_mode = check or show_diff
     if interactive:
         if show_diff or check or output_format != "text" or reading_stdin:
             raise _fail("--interactive cannot be combined with --diff, --check, --format json/github/sarif or '-' (stdin)")
         if not sys.stdin.isatty():
             raise _fail("--interactive needs a terminal to ask questions on (stdin is not a terminal); use --diff to review changes non-interactively")
-        code = _fix_interactive(paths, settings, entry, device, compile_options, timeout, show_traceback)
+        code = _fix_interactive(paths, settings, entry, runs, show_traceback)
     elif output_format in ("github", "sarif") and (entry is not None or reading_stdin):
         raise _fail(f"--format {output_format} reports on files on disk: it cannot be combined with --entry or '-' (stdin)")
     elif entry is not None:
         if reading_stdin:
             raise _fail("--entry cannot be combined with '-' (stdin)")
-        code = _fix_with_entry(entry, paths, settings, device, compile_options, timeout, show_diff, check, output_format,
-                               show_traceback)
+        code = _fix_with_entry(entry, paths, settings, runs, show_diff, check, output_format, show_traceback)
     elif reading_stdin:
         code = _fix_stdin(stdin_filename or "<stdin>", settings, show_diff, check, output_format)
     else:
@@ -192,8 +209,7 @@ def fix(
 
 
 def _fix_interactive(
-    paths: Sequence[str], settings: Settings, entry: str | None, device: str, compile_options: str | None, timeout: float,
-    show_traceback: bool,
+    paths: Sequence[str], settings: Settings, entry: str | None, runs: RunSettings | None, show_traceback: bool
 ) -> int:
     import signal
 
@@ -204,13 +220,11 @@ def _fix_interactive(
     signal.signal(signal.SIGINT, signal.default_int_handler)
     console = _stdout()
     verify = sites = None
-    if entry is not None:
-        from graphweld.runs.entry import EntryError
-
+    if entry is not None and runs is not None:
         try:
             with StepProgress(_stderr(), "review") as steps:
                 steps.step("running the entry eagerly (the reference) and compiled")
-                verify, sites = _entry_verifier(entry, paths, settings, device, compile_options, timeout)
+                verify, sites = _entry_verifier(entry, paths, settings, runs)
         except EntryError as exc:
             raise _entry_failure(exc, show_traceback)
     review = Review(settings, console, ask=lambda prompt: console.input(Text(prompt, style="bold")), verify=verify, sites=sites)
@@ -230,16 +244,14 @@ def _fix_interactive(
     return EXIT_ERROR if summary.errors else EXIT_OK
 
 
-def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, device: str, compile_options: str | None,
-                    timeout: float):  # type: ignore[no-untyped-def]
+def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, runs: RunSettings):  # type: ignore[no-untyped-def]
     """For review with --entry: the sites a run of the entry saw in the files under `paths`,
     and a function telling how one rewritten file verifies."""
     from graphweld.discover import discover
-    from graphweld.runs.entry import EntryError, parse_compile_options, run_entry, sites_by_file
+    from graphweld.runs.entry import sites_by_file
     from graphweld.runs.verify import failed, judge, verdict_line
 
-    options = parse_compile_options(compile_options)
-    before = run_entry(entry, ("eager", "compiled"), device=device, compile_options=options, timeout=timeout)
+    before = runs.run(entry)
     files, _ = discover(paths, settings.exclude)
     under = {os.path.realpath(path) for path in files}
     sites, _ = sites_by_file(before, lambda file: file in under)
@@ -248,7 +260,7 @@ def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, device
         # Files reviewed earlier are already written; only this one is served from memory.
         overlay = {os.path.realpath(path): text}
         try:
-            after = run_entry(entry, ("compiled",), device=device, compile_options=options, overlay=overlay, timeout=timeout)
+            after = runs.run(entry, ("compiled",), overlay=overlay)
         except EntryError as exc:
             return "NOT verified: " + failed(exc).problems[0]
         return verdict_line(before, after, judge(before, after, check_shown=True))
@@ -364,6 +376,7 @@ def _fix_stdin(name: str, settings: Settings, show_diff: bool, check: bool, outp
 
 def _entry_options(function):  # type: ignore[no-untyped-def]
     function = click.option("--traceback", "show_traceback", is_flag=True, help=_TRACEBACK_HELP)(function)
+    function = click.option("--train", is_flag=True, help=_TRAIN_HELP)(function)
     function = click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True,
                             help="Seconds per run.")(function)
     function = click.option("--compile-options", metavar="K=V,...",
@@ -380,27 +393,24 @@ def _entry_options(function):  # type: ignore[no-untyped-def]
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="pyproject.toml to read [tool.graphweld] from.")
-def explain(entry: str, device: str, compile_options: str | None, timeout: float, show_traceback: bool,
+def explain(entry: str, device: str, compile_options: str | None, timeout: float, train: bool, show_traceback: bool,
             output_format: str, config_path: Path | None) -> None:
     """Run ENTRY under torch.compile and list every graph break, with the rule that fixes it."""
     import json
 
-    from graphweld.runs.entry import EntryError, parse_compile_options, run_entry
     from graphweld.runs.explanation import CaptureTrial, explain_sites, measure_capture_settings
 
     trials: list[CaptureTrial] = []
     try:
         settings = load_settings(config_path or find_config_file(Path(entry.partition("::")[0])))
-        options = parse_compile_options(compile_options)
+        runs = _run_settings(device, compile_options, timeout, train)
         with StepProgress(_stderr(), "explain") as steps:
-            steps.step("running the entry under torch.compile")
-            report = run_entry(entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
+            steps.step("running the entry under torch.compile" + (" (training steps)" if train else ""))
+            report = runs.run(entry, ("compiled",))
             # Breaks on reading tensor values into Python: measure what the Dynamo setting that
             # captures them would change (breaks, graphs, and outputs against eager).
             trials = measure_capture_settings(
-                report, options,
-                lambda trial_options: run_entry(entry, ("eager", "compiled"), device=device,
-                                                compile_options=trial_options, timeout=timeout),
+                report, runs.compile_options, lambda trial_options: runs.run(entry, compile_options=trial_options),
                 progress=lambda message: steps.step(f"{message}: eager and compiled runs"), failed=steps.note,
             )
     except (EntryError, SettingsError) as exc:
@@ -474,24 +484,24 @@ _BOUNDARY_NOTES = {
 @click.argument("before_entry", metavar="BEFORE.py")
 @click.argument("after_entry", metavar="AFTER.py")
 @_entry_options
-def verify(before_entry: str, after_entry: str, device: str, compile_options: str | None, timeout: float,
+def verify(before_entry: str, after_entry: str, device: str, compile_options: str | None, timeout: float, train: bool,
            show_traceback: bool) -> None:
     """Compare two entries: AFTER compiled must equal BEFORE eager, and not compile worse.
 
     Exit 0 when equal and not worse, 1 otherwise, 2 on errors.
     """
-    from graphweld.runs.entry import EntryError, RunFailed, parse_compile_options, run_entry
+    from graphweld.runs.entry import RunFailed
     from graphweld.runs.verify import failed, judge
 
     after_failed: RunFailed | None = None
     try:
-        options = parse_compile_options(compile_options)
+        runs = _run_settings(device, compile_options, timeout, train)
         with StepProgress(_stderr(), "verify") as steps:
             steps.step("running BEFORE eagerly (the reference) and compiled")
-            before = run_entry(before_entry, ("eager", "compiled"), device=device, compile_options=options, timeout=timeout)
+            before = runs.run(before_entry)
             steps.step("running AFTER compiled")
             try:
-                after = run_entry(after_entry, ("compiled",), device=device, compile_options=options, timeout=timeout)
+                after = runs.run(after_entry, ("compiled",))
             except RunFailed as exc:  # AFTER's program failing is a verdict; BEFORE's is an error
                 after_failed = exc
     except EntryError as exc:
@@ -528,27 +538,21 @@ def _note_unused_options(report) -> None:  # type: ignore[no-untyped-def]
         )
 
 
-def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, device: str, compile_options: str | None,
-                    timeout: float, show_diff: bool, check: bool, output_format: str, show_traceback: bool) -> int:
+def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, runs: RunSettings, show_diff: bool, check: bool,
+                    output_format: str, show_traceback: bool) -> int:
     import json
-    import os
 
-    from graphweld.runs.entry import EntryError, parse_compile_options, run_entry
     from graphweld.runs.entry_fix import fix_with_entry
     from graphweld.runs.explanation import measure_capture_settings
 
     err = _stderr()
     try:
-        options = parse_compile_options(compile_options)
         with StepProgress(err, "fix --entry") as steps:
-            result = fix_with_entry(entry, paths, settings, device=device, compile_options=options, timeout=timeout,
-                                    progress=steps.step)
+            result = fix_with_entry(entry, paths, settings, runs, progress=steps.step)
             # The breaks left that a capture setting addresses: measured with the kept rewrites.
-            overlay = {os.path.realpath(path): candidate.fixed for path, candidate in result.kept.items()}
             trials = measure_capture_settings(
-                result.after or result.before, options,
-                lambda trial_options: run_entry(entry, ("eager", "compiled"), device=device,
-                                                compile_options=trial_options, overlay=overlay, timeout=timeout),
+                result.after or result.before, runs.compile_options,
+                lambda trial_options: runs.run(entry, overlay=result.texts, compile_options=trial_options),
                 progress=lambda message: steps.step(f"{message} with the kept rewrites: eager and compiled runs"),
                 failed=steps.note,
             )

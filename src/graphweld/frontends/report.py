@@ -158,6 +158,8 @@ def picture(report) -> dict[str, object]:  # type: ignore[no-untyped-def]
         "break_sites": len(report.sites),
         "recompiles": len(report.recompiles),
         "fullgraph": report.fullgraph,
+        "train": report.train,
+        "backward_graphs": report.backward_graphs,
     }
 
 
@@ -180,6 +182,7 @@ def picture_rows(report) -> list[tuple[str, str]]:  # type: ignore[no-untyped-de
         ("graph break sites", str(len(report.sites))),
         ("recompiles (all calls)", str(len(report.recompiles))),
         ("fullgraph=True", fullgraph),
+        *([("backward graphs (first step)", "-" if report.backward_graphs is None else str(report.backward_graphs))] if report.train else []),
     ]
 
 

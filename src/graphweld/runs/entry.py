@@ -196,6 +196,11 @@ class RunReport:
     # The program's own fullgraph=True failed, so its compiled picture was measured with it
     # relaxed to fullgraph=False (`fullgraph` says False, `fullgraph_error` why).
     fullgraph_relaxed: bool = False
+    # A training run (--train): each call a training step, compared with its loss and gradients
+    # (or, with the entry's train_step, the parameters after it).
+    train: bool = False
+    # Compiled backward graphs (AOTAutograd's) the first training step ran (None: inference).
+    backward_graphs: int | None = None
 
     @property
     def compiler(self) -> str:
@@ -211,6 +216,32 @@ class RunReport:
             if key not in seen or (site.skipped_frame and not seen[key].skipped_frame):
                 seen[key] = site
         return sorted(seen.values(), key=lambda s: (s.file, s.line))
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How an entry's runs are made: on which device, with which compile options, within how
+    many seconds each, and whether each call is a training step (`--train`)."""
+
+    device: str = "auto"
+    compile_options: dict[str, Any] = field(default_factory=dict)
+    timeout: float = DEFAULT_TIMEOUT
+    train: bool = False
+
+    def run(
+        self,
+        entry: str,
+        modes: tuple[str, ...] = ("eager", "compiled"),
+        *,
+        overlay: dict[str, str] | None = None,
+        compile_options: dict[str, Any] | None = None,
+        check_fullgraph: bool = True,
+    ) -> RunReport:
+        """`run_entry` with these settings (`compile_options` replaces theirs for one run)."""
+        return run_entry(
+            entry, modes, device=self.device, overlay=overlay, check_fullgraph=check_fullgraph, timeout=self.timeout,
+            compile_options=self.compile_options if compile_options is None else compile_options, train=self.train,
+        )
 
 
 def parse_entry(entry: str) -> tuple[str, str | None]:
@@ -231,8 +262,10 @@ def run_entry(
     overlay: dict[str, str] | None = None,
     check_fullgraph: bool = True,
     timeout: float = DEFAULT_TIMEOUT,
+    train: bool = False,
 ) -> RunReport:
-    """Run `entry` in a fresh interpreter and return what it reported. A program whose own
+    """Run `entry` in a fresh interpreter and return what it reported (`train`: each call a
+    training step, see the runner's `Program`). A program whose own
     `fullgraph=True` compile fails is run compiled once more, in another interpreter, with it
     relaxed: the failure is its `fullgraph` verdict, the relaxed run its breaks."""
     path, factory = parse_entry(entry)
@@ -244,6 +277,7 @@ def run_entry(
         "compile_options": compile_options or {},
         "overlay": overlay or {},
         "check_fullgraph": check_fullgraph,
+        "train": train,
     }
     result, outputs = _run_runner(entry, path, request, timeout)
     if result.get("fullgraph_failed"):
@@ -273,6 +307,8 @@ def run_entry(
         breaks=[break_site(b) for b in result.get("breaks", [])],
         recompiles=[Recompile(r["function"], r["file"], r["line"], r["reason"]) for r in result.get("recompiles", [])],
         fullgraph_relaxed=bool(result.get("fullgraph_relaxed")),
+        train=train,
+        backward_graphs=result.get("backward_graphs"),
     )
 
 

@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Sequence
 
 from graphweld.discover import discover
 from graphweld.engine import Change, ChangeKey, FixOutcome, fix_text
-from graphweld.runs.entry import EntryError, FileSites, RunReport, run_entry, sites_by_file
+from graphweld.runs.entry import EntryError, FileSites, RunReport, RunSettings, sites_by_file
 from graphweld.runs.explanation import ExplainedSite, explain_sites
 from graphweld.runs.verify import Verdict, compare_pictures, failed, judge
 from graphweld.rule import Safety
@@ -85,15 +85,11 @@ def fix_with_entry(
     entry: str,
     paths: Sequence[str],
     settings: Settings,
+    runs: RunSettings = RunSettings(),
     *,
-    device: str = "auto",
-    compile_options: dict[str, object] | None = None,
-    timeout: float = 600,
     progress: Callable[[str], None] = lambda message: None,
 ) -> EntryFixResult:
-    run: Run = lambda overlay, modes: run_entry(  # noqa: E731
-        entry, modes, device=device, compile_options=compile_options, overlay=overlay, timeout=timeout
-    )
+    run: Run = lambda overlay, modes: runs.run(entry, modes, overlay=overlay)  # noqa: E731
     progress("running the entry eagerly (the reference) and compiled")
     before = run({}, ("eager", "compiled"))
     result = EntryFixResult(before=before)

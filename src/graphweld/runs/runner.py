@@ -278,35 +278,182 @@ def _call(model: Any, inputs: Any) -> Any:
     return model(inputs)
 
 
-def _fresh_model(module: Any, factory: str, device: Any) -> Any:
+class Program:
+    """The entry's program as the runs call it: a fresh model from its factory, its inputs, and
+    one call, for inference (eval mode, no grad) or, with `train`, a training step.
+
+    A training call runs the model in train mode with grad enabled, takes the loss from the
+    entry's `GetLoss(output)` (default: the sum of every floating-point tensor in the output) and
+    runs backward; it records the output, the loss, and the gradient of every parameter and of
+    every input that requires grad, then clears them. An entry that defines
+    `train_step(model, batch)` (forward, loss, backward, optimizer step) is called instead; the
+    call records what it returns and every parameter after the step.
+    """
+
+    def __init__(self, module: Any, factory: str, device: Any, train: bool = False) -> None:
+        self.module = module
+        self.factory = factory
+        self.device = device
+        self.train = train
+        self.loss = getattr(module, "GetLoss", None)
+        self.step = getattr(module, "train_step", None) if train else None
+        # Backward graphs (AOTAutograd's) each training call ran, in order.
+        self.backward_graphs: list[int] = []
+
+    def fresh_model(self) -> Any:
+        import torch
+
+        torch.manual_seed(0)
+        model = getattr(self.module, self.factory)()
+        if isinstance(model, torch.nn.Module):
+            model = model.to(self.device)
+            model = model.train() if self.train else model.eval()
+        return model
+
+    def entry_input(self, seed: int) -> Any:
+        import torch
+
+        torch.manual_seed(seed)
+        return _to_device(self.module.GetInput(), self.device)
+
+    def inputs(self) -> list[Any]:
+        """The inputs the program is called with, in order: the entry's input, the same input
+        made again, and `GetInput()` under another seed when that has the same structure, shapes
+        and dtypes (its values may differ; a different shape would recompile for a reason of its
+        own)."""
+        first, again, second = self.entry_input(0), self.entry_input(0), self.entry_input(1)
+        return [first, again, second] if _same_layout(first, second) else [first, again]
+
+    def grad_mode(self):  # type: ignore[no-untyped-def]
+        import torch
+
+        return torch.enable_grad() if self.train else torch.no_grad()
+
+    def call(self, model: Any, value: Any) -> Any:
+        """One call (under the program's grad mode), as the record runs compare. A call that runs
+        a backward of its own (a step given as the model) is not given another: its gradients
+        are recorded as it left them."""
+        if not self.train:
+            return _to_cpu(_call(model, value))
+        if self.step is not None:
+            with _backward_graphs_counted(self.backward_graphs):
+                result = self.step(model, value)
+            return {"returned": _to_cpu(result), "parameters": _named_tensors(model, "data")}
+        ran_backward: list[int] = []
+        with _backward_graphs_counted(ran_backward, only_when_run=True):
+            output = _call(model, value)
+        if ran_backward:
+            # The program ran its own backward (a step returned as the model): its gradients.
+            self.backward_graphs.extend(ran_backward)
+            loss = None
+        else:
+            loss = self.loss(output) if self.loss is not None else default_loss(output)
+            if not getattr(loss, "requires_grad", False):
+                raise RuntimeError(
+                    "the loss does not require grad: no parameter of the model and no input requires grad "
+                    "(define GetLoss(output) in the entry, or make GetInput() return tensors that require grad)"
+                )
+            self.backward_graphs.append(compiled_backward_graphs(loss))
+            loss.backward()
+        record = {
+            "output": _to_cpu(output),
+            "loss": _to_cpu(loss),
+            "gradients": _named_tensors(model, "grad"),
+            "input_gradients": [_to_cpu(t.grad) for t in _tensor_leaves(value) if t.requires_grad],
+        }
+        _clear_gradients(model, value)
+        return record
+
+
+def default_loss(output: Any) -> Any:
+    """The sum of every floating-point tensor in the output (a model output's logits, hidden
+    states, its own loss when given labels...), as one scalar."""
+    tensors = [t for t in _tensor_leaves(output) if t.is_floating_point() or t.is_complex()]
+    if not tensors:
+        raise RuntimeError("the output holds no floating-point tensor to take a loss from: define GetLoss(output)")
+    return sum(t.real.float().sum() if t.is_complex() else t.float().sum() for t in tensors)
+
+
+def _tensor_leaves(value: Any, depth: int = 0) -> list[Any]:
     import torch
 
-    torch.manual_seed(0)
-    model = getattr(module, factory)()
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [leaf for item in value for leaf in _tensor_leaves(item, depth)]
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _tensor_leaves(item, depth)]
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, dict) and depth < _OBJECT_DEPTH and not callable(value):
+        return [leaf for item in attributes.values() for leaf in _tensor_leaves(item, depth + 1)]
+    return []
+
+
+def _named_tensors(model: Any, attribute: str) -> dict[str, Any]:
+    """Each parameter's data or gradient by name (a compiled wrapper's `_orig_mod.` dropped, so
+    that the eager and compiled runs name them alike)."""
+    import torch
+
+    if not isinstance(model, torch.nn.Module):
+        return {}
+    named = {}
+    for name, parameter in model.named_parameters():
+        value = getattr(parameter, attribute)
+        named[name.replace("_orig_mod.", "")] = None if value is None else value.detach().cpu().clone()
+    return named
+
+
+def _clear_gradients(model: Any, value: Any) -> None:
+    import torch
+
     if isinstance(model, torch.nn.Module):
-        model = model.to(device).eval()
-    return model
+        model.zero_grad(set_to_none=True)
+    for tensor in _tensor_leaves(value):
+        tensor.grad = None
 
 
-def _entry_input(module: Any, device: Any, seed: int) -> Any:
+@contextlib.contextmanager
+def _backward_graphs_counted(counts: list[int], only_when_run: bool = False):  # type: ignore[no-untyped-def]
+    """Counts the compiled backward graphs of every backward the program runs itself (a
+    train_step's loss is its own): `torch.autograd.backward`, which `Tensor.backward` calls, is
+    watched meanwhile. Appends the count to `counts` (with `only_when_run`, only when a backward
+    ran)."""
     import torch
 
-    torch.manual_seed(seed)
-    return _to_device(module.GetInput(), device)
+    original = torch.autograd.backward
+    found = [0]
+    runs = [0]
+
+    @torch.compiler.disable  # called where Dynamo broke the graph: never traced itself
+    def backward(tensors, *args, **kwargs):  # type: ignore[no-untyped-def]
+        runs[0] += 1
+        for tensor in [tensors] if isinstance(tensors, torch.Tensor) else list(tensors):
+            found[0] += compiled_backward_graphs(tensor)
+        return original(tensors, *args, **kwargs)
+
+    torch.autograd.backward = backward
+    try:
+        yield
+    finally:
+        torch.autograd.backward = original
+        if runs[0] or not only_when_run:
+            counts.append(found[0])
 
 
-def _fresh_model_and_inputs(module: Any, factory: str, device: Any):  # type: ignore[no-untyped-def]
-    model = _fresh_model(module, factory, device)
-    return model, _entry_input(module, device, 0)
-
-
-def call_inputs(module: Any, device: Any) -> list[Any]:
-    """The inputs the program is called with, in order: the entry's input, the same input made
-    again, and `GetInput()` under another seed when that has the same structure, shapes and
-    dtypes (its values may differ; a different shape would recompile for a reason of its own)."""
-    first, again = _entry_input(module, device, 0), _entry_input(module, device, 0)
-    second = _entry_input(module, device, 1)
-    return [first, again, second] if _same_layout(first, second) else [first, again]
+def compiled_backward_graphs(loss: Any) -> int:
+    """How many compiled graphs the loss's backward runs: AOTAutograd's backward nodes in its
+    autograd graph (none with the eager backend, which compiles no backward)."""
+    seen: set[int] = set()
+    found = 0
+    stack = [loss.grad_fn] if getattr(loss, "grad_fn", None) is not None else []
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        found += node.name().startswith("CompiledFunctionBackward")
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return found
 
 
 def _same_layout(left: Any, right: Any) -> bool:
@@ -523,25 +670,24 @@ class FullgraphFailed(Exception):
     """The program's own `fullgraph=True` compile failed: measured again with it relaxed."""
 
 
-def _calls(model: Any, inputs: list[Any], after_first: Any = None) -> list[Any]:
+def _calls(program: Program, model: Any, inputs: list[Any], after_first: Any = None) -> list[Any]:
     """The program called with each input in turn (seeded per call, the same in every run);
     `after_first()` is asked after the first call whether to go on."""
     import torch
 
-    outputs = []
-    for index, value in enumerate(inputs):
-        torch.manual_seed(index)
-        outputs.append(_to_cpu(_call(model, value)))
-        if index == 0 and after_first is not None and not after_first():
-            break
-    return outputs
+    records = []
+    with program.grad_mode():
+        for index, value in enumerate(inputs):
+            torch.manual_seed(index)
+            records.append(program.call(model, value))
+            if index == 0 and after_first is not None and not after_first():
+                break
+    return records
 
 
-def _compiled_run(
-    module: Any, factory: str, device: Any, request: dict[str, Any], programs: ProgramCompiles
-) -> tuple[dict[str, Any], list[Any]]:
+def _compiled_run(program: Program, request: dict[str, Any], programs: ProgramCompiles) -> tuple[dict[str, Any], list[Any]]:
     """Run the entry compiled: as its own code compiles it, or compiled by the runner when that
-    compiles nothing. Returns the report's fields and each call's outputs."""
+    compiles nothing. Returns the report's fields and each call's record."""
     import torch
     import torch._dynamo
     from torch._dynamo.utils import counters
@@ -558,21 +704,25 @@ def _compiled_run(
         counters.clear()
         log.clear()
         graphs.clear()
-        model = _fresh_model(module, factory, device)
-        inputs = call_inputs(module, device)
+        program.backward_graphs.clear()
+        model = program.fresh_model()
+        inputs = program.inputs()
         if compile_it:
             extra = {"mode": mode} if mode else {}
             model = torch.compile(model, backend=forced_backend or "inductor", **extra, **options)
 
         def after_first() -> bool:
             # The picture is the first call's; later calls show whether the program recompiles.
-            first_call.update(frames=dict(counters["frames"]), breaks=list(log.breaks), ops_per_graph=list(graphs.ops_per_graph))
+            first_call.update(
+                frames=dict(counters["frames"]), breaks=list(log.breaks), ops_per_graph=list(graphs.ops_per_graph),
+                backward_graphs=sum(program.backward_graphs),
+            )
             return compile_it or compiled_anything()
 
         shown = _OutputRecorder()
-        with torch.no_grad(), shown.recording(), _stance("default", None if compile_it else forced_backend):
-            outputs = _calls(model, inputs, after_first)
-        return outputs, shown
+        with shown.recording(), _stance("default", None if compile_it else forced_backend):
+            records = _calls(program, model, inputs, after_first)
+        return records, shown
 
     def compiled_anything() -> bool:
         # The program compiled something of its own, and it ran: a frame counted or a graph made
@@ -581,14 +731,14 @@ def _compiled_run(
 
     with GraphCounter() as graphs:
         try:
-            outputs, shown = attempt(compile_it=False)
+            records, shown = attempt(compile_it=False)
         except Exception as exc:
             if programs.fullgraph_requested and not programs.relax:
                 raise FullgraphFailed(_described(exc)) from exc
             raise
         compiled_by = "entry"
         if not compiled_anything():
-            outputs, shown = attempt(compile_it=True)
+            records, shown = attempt(compile_it=True)
             compiled_by = "graphweld"
     breaks = [parsed for parsed in map(parse_break, first_call["breaks"]) if parsed is not None]
     recompiles = [parsed for parsed in map(parse_recompile, log.recompiles) if parsed is not None]
@@ -605,32 +755,34 @@ def _compiled_run(
         skipped_frames=skipped_frames(frames, breaks),
         breaks=breaks,
         recompiles=recompiles,
+        train=program.train,
+        backward_graphs=first_call["backward_graphs"] if program.train else None,
     )
     if programs.relax:
         fields["fullgraph_relaxed"] = True
     elif request.get("check_fullgraph", True):
-        fields.update(_fullgraph(module, factory, device, compiled_by, options.get("dynamic")))
-    return fields, outputs
+        fields.update(_fullgraph(program, compiled_by, options.get("dynamic")))
+    return fields, records
 
 
-def _fullgraph(module: Any, factory: str, device: Any, compiled_by: str, dynamic: Any) -> dict[str, Any]:
+def _fullgraph(program: Program, compiled_by: str, dynamic: Any) -> dict[str, Any]:
     """Whether every compiled frame compiles to one graph: `fullgraph=True` on the model the runner
     compiles, or `torch._dynamo.error_on_graph_break(True)` around the program's own compiles."""
     import torch
     import torch._dynamo
 
     torch._dynamo.reset()
-    model, inputs = _fresh_model_and_inputs(module, factory, device)
+    model, value = program.fresh_model(), program.entry_input(0)
     try:
-        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+        with program.grad_mode(), contextlib.redirect_stdout(io.StringIO()):
             if compiled_by == "graphweld":
-                _call(torch.compile(model, backend="eager", fullgraph=True, dynamic=dynamic), inputs)
+                program.call(torch.compile(model, backend="eager", fullgraph=True, dynamic=dynamic), value)
             else:
                 error_on_graph_break = getattr(torch._dynamo, "error_on_graph_break", None)
                 if error_on_graph_break is None:  # torch < 2.9: cannot be asked of the program's compiles
                     return {"fullgraph": None}
                 with error_on_graph_break(True), _stance("default", "eager"):
-                    _call(model, inputs)
+                    program.call(model, value)
         return {"fullgraph": True}
     except Exception as exc:  # any failure means fullgraph=True does not hold
         return {"fullgraph": False, "fullgraph_error": _described(exc)}
@@ -686,20 +838,21 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     for required in (factory, "GetInput"):
         if not callable(getattr(module, required, None)):
             raise RuntimeError(f"the entry defines no `{required}()`")
+    program = Program(module, factory, device, train=bool(request.get("train")))
     outputs: dict[str, Any] = {}
 
     if "eager" in request["modes"]:
-        model = _fresh_model(module, factory, device)
-        inputs = call_inputs(module, device)
+        model = program.fresh_model()
+        inputs = program.inputs()
         shown = _OutputRecorder()
         # Every torch.compile the program makes is turned off: the reference is the plain program.
-        with torch.no_grad(), shown.recording(), _stance("force_eager"):
-            outputs["eager_calls"] = _calls(model, inputs)
+        with shown.recording(), _stance("force_eager"):
+            outputs["eager_calls"] = _calls(program, model, inputs)
         result.update(shown.fields("eager"))
 
     if "compiled" in request["modes"]:
         try:
-            fields, outputs["compiled_calls"] = _compiled_run(module, factory, device, request, programs)
+            fields, outputs["compiled_calls"] = _compiled_run(program, request, programs)
         except FullgraphFailed as failure:
             # Measured again in a fresh process with the program's fullgraph=True relaxed.
             result.update(fullgraph=False, fullgraph_error=str(failure), fullgraph_failed=True, compiled_by="entry")
@@ -717,9 +870,12 @@ def main() -> None:
         result = run(request)
         result["ok"] = True
     except BaseException as exc:  # reported to the parent as one line, with the traceback kept
+        error = _first_line(exc)
+        if "does not require grad" in error and not request.get("train"):
+            error += " (entries run in eval mode under torch.no_grad(); --train runs a training step)"
         result = {
             "ok": False,
-            "error": _first_line(exc),
+            "error": error,
             "error_site": error_site(exc),
             "traceback": traceback.format_exc(),
         }

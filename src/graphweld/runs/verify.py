@@ -3,7 +3,8 @@
 Required: the compiled-after outputs of every call equal the eager-before outputs of the same
 call, and (for safe fixes) what the program shows is the same: printed output, log records and
 warnings, each in order. Then the compile picture must not get worse, judged in this order:
-skipped frames, whether `fullgraph=True` compiles, graph breaks, recompiles, graphs. The first of
+skipped frames, whether `fullgraph=True` compiles, graph breaks, recompiles, graphs, and for a
+training run the backward graphs. The first of
 these that changed decides: a rewrite that removes a skipped frame is progress even if it shows
 breaks the skipped frame hid, and one that removes breaks is progress even when fewer ops are
 visible to Dynamo (a `nonstrict_trace` call or a custom op is one node in the graph); a rewrite
@@ -36,6 +37,7 @@ ORDER = (
     Measure("graph breaks", lambda report: len(report.breaks)),
     Measure("recompiles", lambda report: len(report.recompiles)),
     Measure("graphs", lambda report: report.graphs),
+    Measure("backward graphs", lambda report: report.backward_graphs),
 )
 _FULLGRAPH_STATE = {True: "compiles", False: "fails", None: "not checked"}
 

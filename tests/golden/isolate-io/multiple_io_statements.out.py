@@ -7,7 +7,7 @@ def step(a, b):
     print("sum computed")
     diff, scaled = _step_part2(a, b, total)
     print("scaled and diffed")
-    return _step_part3(diff, scaled)
+    return scaled, diff
 
 
 @torch.compile(dynamic=False)
@@ -21,8 +21,3 @@ def _step_part2(a, b, total):
     scaled = total * 2
     diff = a - b
     return diff, scaled
-
-
-@torch.compile(dynamic=False)
-def _step_part3(diff, scaled):
-    return scaled, diff

@@ -1,0 +1,152 @@
+"""layerdrop-guard: decide on the probability before comparing a random draw with it."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from graphweld.analysis.names import dotted_name
+from graphweld.rule import Rule, Safety
+from graphweld.walk import iter_nodes
+
+# torch functions that draw uniformly from [0, 1).
+_UNIFORM_DRAWS = frozenset(("torch.rand", "torch.rand_like"))
+
+
+class LayerdropGuard(Rule):
+    """Decide on the probability before comparing a random draw with it (LayerDrop).
+
+    ## What it fixes
+    In a compiled region, an `if` whose test compares a draw from `torch.rand` (uniform in
+    [0, 1)), bound to a name earlier in the function, with a probability that is a plain value
+    (`self.layerdrop`, `self.config.layerdrop`, a name): LayerDrop (`if dropout_probability <
+    self.layerdrop: continue`) and other draws guarded by a rate. It runs in training only, so
+    Dynamo reports it when a training step is compiled (`graphweld explain --train`).
+
+    ## Why the graph breaks
+    The draw is a tensor; comparing it with the probability is a tensor too, and deciding on it
+    in Python needs its value, which Dynamo does not know while it builds the graph
+    ("Data-dependent branching", GB0170; inside a loop over layers, the whole frame is skipped).
+    It breaks even when the probability is 0, the default of most configs, where the branch can
+    never be taken.
+
+    ## Example
+    ```python
+    for layer in self.layers:
+        if self.training:
+            dropout_probability = torch.rand([])
+            if dropout_probability < self.layerdrop:
+                continue
+        hidden_states = layer(hidden_states)
+    ```
+    becomes
+    ```python
+    for layer in self.layers:
+        if self.training:
+            dropout_probability = torch.rand([])
+            if self.layerdrop > 0 and dropout_probability < self.layerdrop:
+                continue
+        hidden_states = layer(hidden_states)
+    ```
+    `self.layerdrop > 0` is a Python number's comparison, known while tracing: with a probability
+    of 0, Dynamo never compares the draw, and the loop compiles. With a positive probability the
+    branch really depends on the draw, and the break stays.
+
+    ## Safety
+    Safe: outputs, gradients and the random stream are those of the original. `torch.rand` draws
+    from [0, 1), so `draw < p` (or `p > draw`) is False whenever p is 0 or less, and
+    `p > 0 and draw < p` equals `draw < p` for every number p (a tensor p is decided on as
+    before). The draw itself stays where it was, so the random numbers consumed do not change
+    (measured: an unused draw is not removed from a compiled graph on torch 2.13, with the eager,
+    aot_eager or inductor backend). Left alone: a draw made inside the test (`if torch.rand([]) <
+    p:`), where a guard before it would skip the draw; `draw <= p` (a draw can be exactly 0, so
+    `draw <= 0` can hold); a probability that is a call or known to be a tensor; a name bound more
+    than once in the function.
+    """
+
+    id = "layerdrop-guard"
+    reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html"
+    summary = "Decide on the probability before comparing a random draw with it (LayerDrop)"
+    trigger_words = ("rand", "rand_like")
+    needs_breaker_call = False
+    node_types = (cst.If,)
+
+    def visit_If(self, node: cst.If) -> None:
+        context = self.context
+        function = context.current_function
+        if function is None or id(node) in context.elif_nodes or not context.in_compiled_region:
+            return
+        values = context.function_values(function)
+        imports = context.regions.imports
+        guarded: list[str] = []
+
+        def probability(draw: cst.BaseExpression, rate: cst.BaseExpression) -> str | None:
+            """The probability's code when `draw` is a name bound once to a uniform draw."""
+            if not isinstance(draw, cst.Name):
+                return None
+            value = values.single_value(draw.value)
+            if not (isinstance(value, cst.Call) and imports.qualify(value.func) in _UNIFORM_DRAWS):
+                return None
+            name = dotted_name(rate)
+            if name is None or values.is_tensor(rate):
+                return None
+            return name
+
+        def rewrite(expression: cst.BaseExpression, in_and: bool, seen: frozenset[str]) -> tuple[cst.BaseExpression, frozenset[str]]:
+            """The expression with its draws guarded, and the probabilities known positive after
+            it when it is true (`seen`: those known before it, left of it in an `and` chain)."""
+            if isinstance(expression, cst.BooleanOperation):
+                if isinstance(expression.operator, cst.And):
+                    inner = not expression.lpar
+                    left, known = rewrite(expression.left, inner, seen)
+                    right, known = rewrite(expression.right, inner, known)
+                    return expression.with_changes(left=left, right=right), known if inner else seen
+                left, _ = rewrite(expression.left, False, frozenset())
+                right, _ = rewrite(expression.right, False, frozenset())
+                return expression.with_changes(left=left, right=right), seen
+            if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
+                inner_expression, _ = rewrite(expression.expression, False, frozenset())
+                return expression.with_changes(expression=inner_expression), seen
+            if not isinstance(expression, cst.Comparison) or len(expression.comparisons) != 1:
+                return expression, seen
+            operator = expression.comparisons[0].operator
+            right = expression.comparisons[0].comparator
+            positive = _positive_test(expression)
+            if positive is not None:
+                return expression, seen | {positive}
+            if isinstance(operator, cst.LessThan):
+                rate = probability(expression.left, right)
+            elif isinstance(operator, cst.GreaterThan):
+                rate = probability(right, expression.left)
+            else:
+                # `draw <= p` can hold with p == 0 (a draw of exactly 0): not guarded.
+                return expression, seen
+            if rate is None or rate in seen:
+                return expression, seen
+            guarded.append(rate)
+            guard = cst.parse_expression(f"{rate} > 0")
+            joined = cst.BooleanOperation(left=guard, operator=cst.And(), right=expression)
+            if in_and:
+                return joined, seen | {rate}
+            return joined.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), seen
+
+        test, _ = rewrite(node.test, True, frozenset())
+        if not guarded or any(isinstance(n, (cst.NamedExpr, cst.Await, cst.Yield)) for n in iter_nodes(node.test)):
+            return
+        replacement = node.with_changes(test=test)
+        rates = list(dict.fromkeys(guarded))
+        names = ", ".join(f"`{rate}`" for rate in rates)
+        tests = " and ".join(f"`{rate} > 0`" for rate in rates)
+        message = (
+            f"`if {context.code(node.test)}:` compares a random draw in [0, 1) with {names}: Dynamo breaks the graph "
+            f"on it even when the probability is 0; decide on {tests} first (a number known while tracing)"
+        )
+        self.propose(node, [replacement], anchor=node, message=message, safety=Safety.SAFE)
+
+
+def _positive_test(comparison: cst.Comparison) -> str | None:
+    """`p` for a test `p > 0` (`p > 0.0`): the guard this rule writes."""
+    target = comparison.comparisons[0]
+    if isinstance(target.operator, cst.GreaterThan) and isinstance(target.comparator, (cst.Integer, cst.Float)):
+        if float(target.comparator.value) == 0:
+            return dotted_name(comparison.left)
+    return None
