@@ -19,18 +19,21 @@ def copy_package(package: Path, site: Path) -> Path:
     return copy
 
 
-def explain(python: str, entry: Path, site: Path | None) -> dict:
-    """`graphweld explain --format json` with the eager backend; RuntimeError with its last line
-    when the run fails."""
+def explain(python: str, entry: Path, site: Path | None, *, timeout: float | None = None, train: bool = False) -> dict:
+    """`graphweld explain --format json` with the eager backend (`--train`: a training step);
+    RuntimeError with the error line when the run fails (subprocess.TimeoutExpired past `timeout`)."""
     env = {**os.environ, **({"PYTHONPATH": str(site)} if site else {})}
     done = subprocess.run(
-        [python, "-m", "graphweld", "explain", "--format", "json", "--compile-options", "backend=eager", str(entry)],
+        [python, "-m", "graphweld", "explain", "--format", "json", "--compile-options", "backend=eager",
+         *(["--train"] if train else []), str(entry)],
         env=env,
         capture_output=True,
         text=True,
-    )
+        timeout=timeout,
+    )  # fmt: skip
     if done.returncode != 0:
-        raise RuntimeError((done.stderr or done.stdout).strip().splitlines()[-1])
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise RuntimeError(next((line for line in reversed(lines) if line.startswith("error:")), lines[-1] if lines else "")[:300])
     return json.loads(done.stdout)
 
 

@@ -6,7 +6,8 @@ models (see `reach_models.py`): every model class of the installed transformers 
 `...ForCausalLM`, `...ForConditionalGeneration` with an exported config class), each from its
 default config with the layer count cut to 2 (widths cut only above a parameter budget, and
 reported), batch 2, an attention mask with padding, labels for a language-modelling head, CPU,
-Dynamo with the eager backend, eval mode. Set-up, in its own virtual environment (a current
+Dynamo with the eager backend, eval mode (`--mode train`: each call a training step, as
+`graphweld explain --train` runs it). Set-up, in its own virtual environment (a current
 transformers, never the test suite's pin):
 
     python3 -m venv .venv-reach && .venv-reach/bin/pip install torch==2.13.0 transformers==5.24.0 \\
@@ -40,10 +41,9 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from package_runs import copy_package
+from package_runs import copy_package, explain
 
 HERE = Path(__file__).parent
-DEFAULT_RESULTS = HERE / "results" / "reach-eval.jsonl"
 PYTHON = Path(__file__).parents[1] / ".venv-reach" / "bin" / "python"
 
 ENTRY = '''"""{name}: its default config with 2 layers (written by benchmarks/reach.py)."""
@@ -82,14 +82,6 @@ def _why(done: subprocess.CompletedProcess) -> str:
     lines = (done.stderr or done.stdout).strip().splitlines()
     error = next((line for line in reversed(lines) if line.startswith("error:")), lines[-1] if lines else "")
     return error[:300]
-
-
-def explain(python: str, entry: Path, site: Path | None, timeout: float) -> dict:
-    env = {"PYTHONPATH": str(site)} if site else {}
-    done = _run([python, "-m", "graphweld", "explain", "--format", "json", "--compile-options", "backend=eager", str(entry)], timeout, env)
-    if done.returncode != 0:
-        raise RuntimeError(_why(done))
-    return json.loads(done.stdout)
 
 
 # -- source patterns --------------------------------------------------------------------------
@@ -159,10 +151,10 @@ def _picture(report: dict) -> dict:
 # -- one model ---------------------------------------------------------------------------------
 
 
-def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: float | None) -> dict:
+def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: float | None, train: bool = False) -> dict:
     """One model's row: why it was not measured, or its breaks before and (unless `fix_timeout`
-    is None) after `fix --entry --unsafe-fixes`."""
-    result: dict = {"class": name, "mode": "eval"}
+    is None) after `fix --entry --unsafe-fixes` (`train`: each call a training step)."""
+    result: dict = {"class": name, "mode": "train" if train else "eval"}
     start = time.perf_counter()
     try:
         probed = _last_json(_run([python, str(HERE / "reach_models.py"), "probe", name], timeout).stdout)
@@ -175,7 +167,7 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
         entry = Path(scratch) / "entry.py"
         entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"]))
         try:
-            before = explain(python, entry, None, timeout)
+            before = explain(python, entry, None, timeout=timeout, train=train)
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             why = str(exc) if isinstance(exc, RuntimeError) else f"explain took over {timeout:.0f} s"
             return {**result, "status": "not measured", "error": why}
@@ -191,7 +183,7 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
         try:
             done = _run(
                 [python, "-m", "graphweld", "fix", "--entry", str(entry), "--unsafe-fixes", "--compile-options",
-                 "backend=eager", "--format", "json", str(copy)],
+                 "backend=eager", "--format", "json", *(["--train"] if train else []), str(copy)],
                 fix_timeout, {"PYTHONPATH": str(site)},
             )  # fmt: skip
             fixed = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout.strip() else None
@@ -206,7 +198,7 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
                 for item in fixed["tried"] if not item["kept"]
             ]  # fmt: skip
         try:
-            after = explain(python, entry, site if fixed is not None and fixed["kept"] else None, timeout)
+            after = explain(python, entry, site if fixed is not None and fixed["kept"] else None, timeout=timeout, train=train)
             result.update(after=_picture(after), sites_after=_sites(after))
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             result.update(after=None, after_error=str(exc))
@@ -245,7 +237,8 @@ def main() -> None:
     parser.add_argument("--python", default=str(PYTHON), help="the benchmark environment's python")
     parser.add_argument("--models", help="comma-separated class names (default: one class per config class)")
     parser.add_argument("--all-classes", action="store_true", help="every class, not one per config class")
-    parser.add_argument("--results", default=str(DEFAULT_RESULTS), help="JSON lines, one per model (appended)")
+    parser.add_argument("--mode", choices=("eval", "train"), default="eval", help="inference, or training steps (--train)")
+    parser.add_argument("--results", help="JSON lines, one per model, appended [default: results/reach-MODE.jsonl]")
     parser.add_argument("--resume", action="store_true", help="skip the classes the results file has")
     parser.add_argument("--limit", type=int, help="measure at most this many classes")
     parser.add_argument("--timeout", type=float, default=600, help="seconds for a probe or an explain")
@@ -255,7 +248,7 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="only print the tables from the results file")
     parser.add_argument("--survey", help="with --report: the survey's nightly report JSON to compare with")
     args = parser.parse_args()
-    results_path = Path(args.results)
+    results_path = Path(args.results) if args.results else HERE / "results" / f"reach-{args.mode}.jsonl"
     if args.report:
         report(_load(results_path), Path(args.survey) if args.survey else None)
         return
@@ -276,7 +269,7 @@ def main() -> None:
     print(f"transformers {version}, torch {torch_version}: {len(classes)} classes, {len(todo)} to measure", flush=True)
     results_path.parent.mkdir(parents=True, exist_ok=True)
     for index, name in enumerate(todo, 1):
-        row = measure(args.python, Path(package), name, args.timeout, None if args.no_fix else args.fix_timeout)
+        row = measure(args.python, Path(package), name, args.timeout, None if args.no_fix else args.fix_timeout, args.mode == "train")
         row.update(transformers=version, torch=torch_version)
         with results_path.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(row) + "\n")
