@@ -32,6 +32,7 @@ from graphweld.discover import discover
 from graphweld.positions import Span, node_spans, simple_statement_lines
 from graphweld.edits import TextEdit, apply_edits, minimal_edits, ranges_overlap, split_lines
 from graphweld.notebook import Notebook, is_notebook, read_notebook
+from graphweld.analysis.project import ProjectIndex
 from graphweld.analysis.regions import CompiledRegions
 from graphweld.reparse import spliced_module
 from graphweld.rule import Rule, RuleContext, Safety
@@ -140,6 +141,8 @@ class Proposals:
     # that user code called (helpers).
     site_functions: frozenset[str] = frozenset()
     called_functions: frozenset[str] = frozenset()
+    # Whether the text has any compiled region (nothing is looked for without one).
+    any_compiled: bool = True
 
 
 @dataclass
@@ -155,6 +158,8 @@ class FileResult:
     reports: list[Report] = field(default_factory=list)
     error: str | None = None
     parsed: bool = False
+    # Module code with calls that break graphs (in a `forward`) that nothing in the run compiles.
+    no_region: bool = False
 
     @property
     def changed(self) -> bool:
@@ -185,12 +190,20 @@ def _word_pattern(words: set[str]) -> re.Pattern[bytes] | None:
     return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
 
 
+# What the bytes prefilter says of a file.
+MAY_HOLD_SITE, NO_SITE, UNCOMPILED = "may hold a site", "no site", "uncompiled"
+# A module's forward: code that is usually compiled somewhere (for the no-region hint).
+_FORWARD = re.compile(rb"\bdef\s+forward\s*\(")
+
+
 @functools.lru_cache(maxsize=8)
-def _prefilter(settings: Settings) -> Callable[[bytes], bool]:
-    """A bytes test: False means the file cannot hold a site for any selected rule."""
+def _prefilter(settings: Settings) -> Callable[[bytes, bool], str]:
+    """A bytes test of a file (and whether another file compiles some of its code): NO_SITE means
+    it cannot hold a site for any selected rule; UNCOMPILED that it holds a module's forward and
+    calls that break graphs, but nothing in it compiles anything."""
     rules = selected_rules(settings)
     if not rules:
-        return lambda data: False
+        return lambda data, compiled_elsewhere=False: NO_SITE
     from graphweld.analysis.breakers import BreakerCatalog
     from graphweld.analysis.names import ImportTable
 
@@ -204,12 +217,13 @@ def _prefilter(settings: Settings) -> Callable[[bytes], bool]:
     # A compiled region needs a compile call, or the entry convention graphweld compiles itself.
     compiled = None if settings.assume_compiled else re.compile(rb"compile|_dynamo\.optimize|my_model_function")
 
-    def may_hold_site(data: bytes) -> bool:
-        if compiled is not None and compiled.search(data) is None:
-            return False
+    def may_hold_site(data: bytes, compiled_elsewhere: bool = False) -> str:
+        breaks = keyword is not None and breaker.search(data) is not None and keyword.search(data) is not None
+        if compiled is not None and not compiled_elsewhere and compiled.search(data) is None:
+            return UNCOMPILED if breaks and _FORWARD.search(data) is not None else NO_SITE
         if value_keyword is not None and value_keyword.search(data) is not None:
-            return True
-        return keyword is not None and breaker.search(data) is not None and keyword.search(data) is not None
+            return MAY_HOLD_SITE
+        return MAY_HOLD_SITE if breaks else NO_SITE
 
     return may_hold_site
 
@@ -407,6 +421,7 @@ def propose(
     data_dependent_lines: frozenset[int] = frozenset(),
     module: cst.Module | None = None,
     excluded: Callable[[ChangeKey], bool] | None = None,
+    compiled_elsewhere: frozenset[str] = frozenset(),
 ) -> Proposals:
     """Every change and report the rules have for `text`, each change independent of the others.
 
@@ -418,6 +433,7 @@ def propose(
     `module`: the text's tree when the caller has it already.
     `excluded`: changes the caller ruled out (by key); they are not proposed, and a rule with
     several forms proposes its next one instead.
+    `compiled_elsewhere`: functions other modules compile (`Net.forward`): regions too.
     Raises SourceError when the text does not parse.
     """
     if module is None:
@@ -433,8 +449,12 @@ def propose(
         root_names=site_functions,
         called_lines=called_lines,
         called_names=called_functions,
+        compiled_elsewhere=compiled_elsewhere,
     )
-    empty = Proposals(site_functions=frozenset(regions.root_names), called_functions=frozenset(regions.called_names))
+    empty = Proposals(
+        site_functions=frozenset(regions.root_names), called_functions=frozenset(regions.called_names),
+        any_compiled=regions.any_compiled,
+    )
     if not rules or not regions.any_compiled:
         return empty
     context = RuleContext(module, settings, regions, path, text=text, data_dependent_lines=data_dependent_lines)
@@ -528,6 +548,8 @@ class FixOutcome:
     reports: list[Report]
     # For each applied change, the text of the round that proposed it.
     proposed_on: list[str] = field(default_factory=list)
+    # Whether the original text had a compiled region.
+    any_compiled: bool = True
 
 
 @collector_paused()
@@ -541,6 +563,7 @@ def fix_text(
     *,
     allowed: frozenset[ChangeKey] | None = None,
     excluded: frozenset[ChangeKey] = frozenset(),
+    compiled_elsewhere: frozenset[str] = frozenset(),
 ) -> FixOutcome:
     """Apply every allowed change, repeating until no rule proposes one.
 
@@ -549,13 +572,15 @@ def fix_text(
     although the lines move.
     `allowed`: when given, only changes with these keys are applied; `excluded`: changes with
     these keys are never proposed (a rule with several forms proposes its next one). Keys are
-    located in `text`, whichever round proposes the change.
+    located in `text`, whichever round proposes the change. `compiled_elsewhere`: the functions
+    of the text other modules compile (see `propose`).
     Raises SourceError when the text does not parse. The result always parses: each round's tree
     is the parse of its text (after the first round, the top-level statements that edits touched
     are parsed again and the others kept).
     """
     rules = selected_rules(settings)
     applied: list[Change] = []
+    any_compiled = True
     round_edits: list[list[TextEdit]] = []
     proposed_on: list[str] = []
     current = text
@@ -595,7 +620,10 @@ def fix_text(
                 data_dependent_lines=data_dependent_lines if round_number == 0 else frozenset(),
                 module=module,
                 excluded=ruled_out if (excluded or allowed is not None) else None,
+                compiled_elsewhere=compiled_elsewhere,
             )
+            if round_number == 0:
+                any_compiled = proposals.any_compiled
             site_functions, called_functions = proposals.site_functions, proposals.called_functions
         except SourceError as exc:
             if round_number == 0:
@@ -605,7 +633,7 @@ def fix_text(
         chosen = non_overlapping(permitted)
         if not chosen:
             unsafe = [c for c in proposals.changes if c.safety is Safety.UNSAFE and not settings.unsafe_fixes]
-            return FixOutcome(current, applied, unsafe, proposals.reports, proposed_on)
+            return FixOutcome(current, applied, unsafe, proposals.reports, proposed_on, any_compiled)
         if called_functions:
             # A run's word that a break was seen inside a function no longer holds once the
             # function is rewritten (a helper whose branch became torch.where needs no escape).
@@ -654,9 +682,10 @@ def _line_before(line: int, edits: Sequence[TextEdit]) -> int:
 # -- files -----------------------------------------------------------------------------------
 
 
-def process_source(path: str, data: bytes, settings: Settings) -> FileResult:
+def process_source(path: str, data: bytes, settings: Settings, compiled_elsewhere: frozenset[str] = frozenset()) -> FileResult:
     """Everything a run does for one file's bytes except writing. Never raises.
 
+    `compiled_elsewhere`: the file's functions other files of the run compile (`Net.forward`).
     A notebook's code cells are fixed as one module; its result's texts are the notebook's JSON,
     and its changes and reports are located in cells.
     """
@@ -664,14 +693,16 @@ def process_source(path: str, data: bytes, settings: Settings) -> FileResult:
     try:
         source = decode_source(path, data)
         result.source = source
-        if not _prefilter(settings)(data):
+        verdict = _prefilter(settings)(data, bool(compiled_elsewhere))
+        if verdict != MAY_HOLD_SITE:
+            result.no_region = verdict == UNCOMPILED
             return result
         notebook = read_notebook(path, source.text) if is_notebook(path) else None
         if is_notebook(path) and (notebook is None or not notebook.cells):
             return result  # not a Python notebook, or no code
         text = source.text if notebook is None else notebook.module_text
         result.parsed = True
-        outcome = fix_text(text, path, settings)
+        outcome = fix_text(text, path, settings, compiled_elsewhere=compiled_elsewhere)
         if outcome.text != text and not compiles(outcome.text, path) and compiles(text, path):
             raise SourceError("internal error: the rewritten code does not compile (CPython); file left unchanged")
         fixed = outcome.text
@@ -731,12 +762,12 @@ def compiles(text: str, path: str) -> bool:
     return True
 
 
-def process_path(path: str, settings: Settings) -> FileResult:
+def process_path(path: str, settings: Settings, index: ProjectIndex | None = None) -> FileResult:
     try:
         data = read_bytes(path)
     except SourceError as exc:
         return FileResult(path=path, error=str(exc))
-    result = process_source(path, data, settings)
+    result = process_source(path, data, settings, index.names_for(path) if index is not None else frozenset())
     if not result.changed:
         # Only a changed file's text is needed again (to write or diff it); a worker would
         # otherwise send every file's text back to the main process.
@@ -767,11 +798,13 @@ def run(
         yield FileResult(path=path, error=message)
     if on_discovered is not None:
         on_discovered(len(files))
+    # Which functions of one file another file compiles (`torch.compile(Net())` in train.py).
+    index = None if settings.assume_compiled else ProjectIndex.build(files)
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1 or len(files) < 4:
         for path in files:
-            yield process_path(path, settings)
+            yield process_path(path, settings, index)
         return
     chunksize = max(1, min(32, len(files) // (jobs * 8)))
     with ProcessPoolExecutor(max_workers=min(jobs, len(files)), mp_context=_worker_context()) as pool:
-        yield from pool.map(functools.partial(process_path, settings=settings), files, chunksize=chunksize)
+        yield from pool.map(functools.partial(process_path, settings=settings, index=index), files, chunksize=chunksize)

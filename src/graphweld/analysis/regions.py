@@ -258,11 +258,14 @@ class CompiledRegions:
         root_names: frozenset[str] = frozenset(),
         called_lines: frozenset[int] = frozenset(),
         called_names: frozenset[str] = frozenset(),
+        compiled_elsewhere: frozenset[str] = frozenset(),
     ) -> None:
         """`root_lines`: lines where a run saw a graph break; the innermost function holding each
         is a region (dynamic detection). `root_names`: the same, as qualified names.
         `called_lines` / `called_names`: those of them whose function was called from the user's
-        code (not entered by torch.compile itself): helpers, in the run's view."""
+        code (not entered by torch.compile itself): helpers, in the run's view.
+        `compiled_elsewhere`: functions another module compiles (`Net.forward` for a class, see
+        `graphweld.analysis.project`): regions where torch.compile starts its frame."""
         indexer = _Indexer(record_calls=not assume_compiled)
         indexer.index(module)
         self.imports = indexer.imports
@@ -289,7 +292,7 @@ class CompiledRegions:
         if assume_compiled:
             self._compiled = {id(info.node) for info in indexer.functions} - disabled
         else:
-            self._close_over_calls(decorators, disabled, extra_roots)
+            self._close_over_calls(decorators, disabled, extra_roots, compiled_elsewhere)
         # Functions worth entering when looking for sites: regions and what encloses them.
         self._enclosing: set[int] = set()
         for info in indexer.functions:
@@ -316,11 +319,20 @@ class CompiledRegions:
         return found
 
     def _close_over_calls(
-        self, decorators: dict[int, set[str | None]], disabled: set[int], extra_roots: list[FunctionInfo]
+        self,
+        decorators: dict[int, set[str | None]],
+        disabled: set[int],
+        extra_roots: list[FunctionInfo],
+        compiled_elsewhere: frozenset[str],
     ) -> None:
         indexer = self._indexer
         decorated = [info for info in indexer.functions if COMPILE_DECORATORS & decorators[id(info.node)]]
         roots = list(decorated)
+        for name in sorted(compiled_elsewhere):
+            if name.endswith(".forward"):
+                roots.extend(self._forward_of(name[: -len(".forward")]))
+            elif name in indexer.module_functions:
+                roots.append(indexer.module_functions[name])
         compile_calls = [(call, scope) for call, scope in indexer.compile_calls if self._is_torch_compile_call(call)]
         for call, scope in compile_calls:
             if self.imports.qualify(call.func) == "torch.compile":

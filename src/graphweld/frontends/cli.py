@@ -338,9 +338,21 @@ def _fix_paths(
         err.print(summary.table(pending=not write))
         if summary.unsafe_available and not settings.unsafe_fixes:
             err.print(f"{summary.unsafe_available} unsafe fix(es) available with --unsafe-fixes.")
+        uncompiled = [result.path for result in results if result.no_region]
+        if uncompiled:
+            err.print(_NO_REGION_HINT.format(count=len(uncompiled), first=uncompiled[0]), highlight=False)
     if summary.errors:
         return EXIT_ERROR
     return EXIT_PENDING if summary.changed else EXIT_OK
+
+
+# A module's forward calls code that breaks graphs, and nothing the run was given compiles it.
+_NO_REGION_HINT = (
+    "{count} file(s) with a module's forward that calls code breaking graphs (e.g. {first}) are compiled by "
+    "nothing graphweld was given, so it looked for no site there: add the file that compiles them "
+    "(torch.compile(Model()) or model.compile()) to the paths, or use --assume-compiled, --entry ENTRY, "
+    "or -- CMD to find the sites a run hits."
+)
 
 
 def _fix_stdin(name: str, settings: Settings, show_diff: bool, check: bool, output_format: str) -> int:
