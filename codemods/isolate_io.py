@@ -193,6 +193,7 @@ class IsolateIO(Rule):
             safety=Safety.SAFE,
             extra=split.extra,
             form="split",
+            ends_region=True,
         )
 
     # -- defer and guard ------------------------------------------------------------------------

@@ -121,6 +121,7 @@ class SplitTrainStep(Rule):
             ),
             safety=Safety.SAFE,
             extra=split.extra,
+            ends_region=True,
         )
 
     def _training_call(self, statement: cst.BaseStatement) -> cst.CSTNode | None:

@@ -76,6 +76,8 @@ class Change:
     resolved: tuple[tuple[int, int], ...] = ()
     # Which of the rule's fixes this is, for a rule with several ("" for one).
     form: str = ""
+    # The function holding the change's anchor is no longer compiled after it (a split).
+    ends_region: bool = False
 
     @property
     def key(self) -> "ChangeKey":
@@ -505,7 +507,10 @@ def propose(
             resolved = tuple(
                 (spans[id(node)].start_line, spans[id(node)].end_line) for node in finding.resolves if id(node) in spans
             )
-            change = Change(path, finding.rule, finding.safety, location, finding.message, edits, replaced_lines, resolved, finding.form)
+            change = Change(
+                path, finding.rule, finding.safety, location, finding.message, edits, replaced_lines, resolved,
+                finding.form, finding.ends_region,
+            )
             if excluded is None or not excluded(change.key):
                 proposals.changes.append(change)
         elif (finding.rule, location.line, finding.message) not in seen_reports:
@@ -639,6 +644,10 @@ def fix_text(
             # function is rewritten (a helper whose branch became torch.where needs no escape).
             changed = frozenset(change.location.line for change in chosen)
             called_functions -= CompiledRegions(module, assume_compiled=True).innermost_functions(module, changed)
+        ended = frozenset(change.location.line for change in chosen if change.ends_region)
+        if ended and site_functions:
+            # A function split into compiled pieces runs eagerly now: no longer a region.
+            site_functions -= CompiledRegions(module, assume_compiled=True).innermost_functions(module, ended)
         edits = [edit for change in chosen for edit in change.edits]
         # The next round's tree: only the top-level statements the edits touched are parsed again.
         module = spliced_module(module, current, edits)

@@ -48,6 +48,9 @@ class Finding:
     # Which of the rule's ways of fixing the site this is, for a rule that has several (isolate-io:
     # "split", "defer", "guard"); "" for a rule with one.
     form: str = ""
+    # The change leaves the function holding its anchor uncompiled (a split makes it an eager
+    # driver of compiled pieces): what a run saw there no longer makes it a region.
+    ends_region: bool = False
 
     @property
     def is_fix(self) -> bool:
@@ -187,6 +190,7 @@ class Rule:
         extra: Sequence[tuple[cst.CSTNode, Sequence[cst.BaseStatement]]] = (),
         resolves: Sequence[cst.CSTNode] = (),
         form: str = "",
+        ends_region: bool = False,
     ) -> None:
         self.findings.append(
             Finding(
@@ -199,6 +203,7 @@ class Rule:
                 tuple((t, tuple(r)) for t, r in extra),
                 tuple(resolves),
                 form,
+                ends_region,
             )
         )
 

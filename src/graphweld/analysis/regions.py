@@ -347,6 +347,9 @@ class CompiledRegions:
             # The entry convention: graphweld compiles the model my_model_function() returns,
             # unless the module compiles something itself (then its own compiles are measured).
             roots.extend(self._forward_of_product("my_model_function", None))
+        # A function a run broke in that the user's code did not call (torch's module machinery
+        # did, for a compiled model's forward) is where Dynamo started its frame.
+        roots.extend(info for info in extra_roots if info.qualname not in self.called_names)
         reached: set[int] = set()
         pending = [info for info in roots + extra_roots if id(info.node) not in disabled]
         while pending:

@@ -41,6 +41,7 @@ from graphweld.frontends.report import (
 )
 from graphweld.frontends.progress import StepProgress
 from graphweld.runs.entry import EntryError, RunSettings, parse_compile_options
+from graphweld.runs.targets import EntryTarget, Target, target_for
 from graphweld.settings import Settings, SettingsError, find_config_file, load_settings
 from graphweld.source import SourceError, write_atomically
 
@@ -97,16 +98,40 @@ def _rule_ids(values: Sequence[str]) -> frozenset[str]:
     return frozenset(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _CommandGroup(click.Group):
+    """Takes what follows `--` as a command to run (`graphweld explain -- python train.py`), out of
+    reach of the options of graphweld's own command."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            at = args.index("--")
+            ctx.meta[_COMMAND] = tuple(args[at + 1 :])
+            args = args[:at]
+        return super().parse_args(ctx, args)
+
+
+_COMMAND = "graphweld.command"
+
+
+def _command_argv() -> tuple[str, ...]:
+    """The command after `--`, if the command line has one."""
+    return click.get_current_context().meta.get(_COMMAND, ())
+
+
+@click.group(cls=_CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="graphweld")
 def main() -> None:
-    """graphweld: rewrite PyTorch code so torch.compile captures whole graphs."""
+    """graphweld: rewrite PyTorch code so torch.compile captures whole graphs.
+
+    `graphweld explain -- CMD...` and `graphweld fix [PATHS] -- CMD...` run a command (a script, a
+    module, a test suite) as the program whose breaks are found and whose run verifies the fixes.
+    """
 
 
 @main.command()
 # Not readable=True (click's default): click would stop the whole run with a usage error on one
 # unreadable path; the run reports it on its own line and still fixes the other files.
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str, readable=False))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str, readable=False))
 @click.option("--diff", "show_diff", is_flag=True, help="Print the changes as a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
 @click.option("--interactive", "-i", is_flag=True, help="Review each change as a diff and choose which to apply.")
@@ -128,6 +153,8 @@ def main() -> None:
 @click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend; and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per --entry run.")
 @click.option("--train", is_flag=True, help=_TRAIN_HELP)
+@click.option("--test", "test_command", metavar="CMD", help="A command that must pass with the rewritten files before "
+              "anything is written (with --entry or -- CMD), e.g. \"pytest -x tests\".")
 @click.option("--traceback", "show_traceback", is_flag=True, help=_TRACEBACK_HELP)
 def fix(
     paths: tuple[str, ...],
@@ -148,12 +175,19 @@ def fix(
     compile_options: str | None,
     timeout: float,
     train: bool,
+    test_command: str | None,
     show_traceback: bool,
 ) -> None:
     """Fix graph breaks in the Python files under PATHS (files are rewritten in place).
 
-    PATH '-' reads source from stdin and writes the fixed source to stdout.
+    PATH '-' reads source from stdin and writes the fixed source to stdout. With `-- CMD...`, the
+    command is run to find the sites and to verify every rewrite (PATHS default to `.`).
     """
+    command = _command_argv()
+    if command and not paths:
+        paths = (".",)
+    if not paths:
+        raise _fail("give the files or folders to fix (PATH...), or '-' for stdin")
     reading_stdin = "-" in paths
     if reading_stdin and len(paths) > 1:
         raise _fail("'-' (stdin) cannot be combined with other paths")
@@ -178,27 +212,32 @@ def fix(
     except RuleSelectionError as exc:
         raise _fail(str(exc))
 
-    runs = None
-    if entry is not None:
+    runs = target = None
+    if entry is not None and command:
+        raise _fail("--entry and a command after -- are two ways to run the program: give one")
+    if entry is not None or command:
         try:
             runs = _run_settings(device, compile_options, timeout, train)
+            target = target_for(entry, command, runs, test_command)
         except EntryError as exc:
             raise _fail(str(exc))
-    elif train:
-        raise _fail("--train runs the entry as a training step: it needs --entry")
+    elif train or test_command:
+        raise _fail(f"{'--train' if train else '--test'} verifies with a run: it needs --entry ENTRY or -- CMD")
     pending_mode = check or show_diff
     if interactive:
         if show_diff or check or output_format != "text" or reading_stdin:
             raise _fail("--interactive cannot be combined with --diff, --check, --format json/github/sarif or '-' (stdin)")
         if not sys.stdin.isatty():
             raise _fail("--interactive needs a terminal to ask questions on (stdin is not a terminal); use --diff to review changes non-interactively")
+        if command:
+            raise _fail("--interactive verifies with an entry (--entry ENTRY), not a command")
         code = _fix_interactive(paths, settings, entry, runs, show_traceback)
-    elif output_format in ("github", "sarif") and (entry is not None or reading_stdin):
-        raise _fail(f"--format {output_format} reports on files on disk: it cannot be combined with --entry or '-' (stdin)")
-    elif entry is not None:
+    elif output_format in ("github", "sarif") and (target is not None or reading_stdin):
+        raise _fail(f"--format {output_format} reports on files on disk: it cannot be combined with --entry, a command or '-' (stdin)")
+    elif target is not None:
         if reading_stdin:
-            raise _fail("--entry cannot be combined with '-' (stdin)")
-        code = _fix_with_entry(entry, paths, settings, runs, show_diff, check, output_format, show_traceback)
+            raise _fail("a verified fix (--entry, or a command) cannot be combined with '-' (stdin)")
+        code = _fix_verified(target, paths, settings, show_diff, check, output_format, show_traceback)
     elif reading_stdin:
         code = _fix_stdin(stdin_filename or "<stdin>", settings, show_diff, check, output_format)
     else:
@@ -400,35 +439,38 @@ def _entry_options(function):  # type: ignore[no-untyped-def]
 
 
 @main.command()
-@click.argument("entry")
+@click.argument("entry", required=False)
 @_entry_options
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="pyproject.toml to read [tool.graphweld] from.")
-def explain(entry: str, device: str, compile_options: str | None, timeout: float, train: bool, show_traceback: bool,
-            output_format: str, config_path: Path | None) -> None:
-    """Run ENTRY under torch.compile and list every graph break, with the rule that fixes it."""
+def explain(entry: str | None, device: str, compile_options: str | None, timeout: float, train: bool,
+            show_traceback: bool, output_format: str, config_path: Path | None) -> None:
+    """Run ENTRY (or the command after --) under torch.compile and list every graph break, with the
+    rule that fixes it.
+
+    ENTRY is file.py[::factory] with my_model_function() and GetInput(); a Python file without them
+    is run as a script (`python FILE`), as `graphweld explain -- python FILE` would.
+    """
     import json
 
-    from graphweld.runs.explanation import CaptureTrial, explain_sites, measure_capture_settings
+    from graphweld.runs.explanation import explain_target
 
-    trials: list[CaptureTrial] = []
+    command = _command_argv()
     try:
-        settings = load_settings(config_path or find_config_file(Path(entry.partition("::")[0])))
-        runs = _run_settings(device, compile_options, timeout, train)
+        if entry is not None and command:
+            raise EntryError("give an entry or a command after --, not both")
+        anchor = Path(entry.partition("::")[0]) if entry else Path(".")
+        settings = load_settings(config_path or find_config_file(anchor))
+        target = target_for(entry, command, _run_settings(device, compile_options, timeout, train))
         with StepProgress(_stderr(), "explain") as steps:
-            steps.step("running the entry under torch.compile" + (" (training steps)" if train else ""))
-            report = runs.run(entry, ("compiled",))
-            # Breaks on reading tensor values into Python: measure what the Dynamo setting that
-            # captures them would change (breaks, graphs, and outputs against eager).
-            trials = measure_capture_settings(
-                report, runs.compile_options, lambda trial_options: runs.run(entry, compile_options=trial_options),
-                progress=lambda message: steps.step(f"{message}: eager and compiled runs"), failed=steps.note,
-            )
+            what = "the entry" if isinstance(target, EntryTarget) else f"the command `{target.name}`"
+            steps.step(f"running {what} under torch.compile" + (" (training steps)" if train else ""))
+            explanation = explain_target(target, settings, progress=steps.step, note=steps.note)
     except (EntryError, SettingsError) as exc:
         raise _entry_failure(exc, show_traceback)
+    report, explained, trials = explanation.report, explanation.sites, explanation.trials
     _note_unused_options(report)
-    explained = explain_sites(report, settings)
     if output_format == "json":
         click.echo(json.dumps({
             "device": report.device, "torch": report.torch_version, **picture(report),
@@ -440,7 +482,8 @@ def explain(entry: str, device: str, compile_options: str | None, timeout: float
         return
     out = _table_stdout()
     if explained:
-        out.print(break_sites_table(f"graph breaks ({report.device}, torch {report.torch_version})", explained_sites(explained)))
+        where = f"{report.device}, " if report.device else ""
+        out.print(break_sites_table(f"graph breaks ({where}torch {report.torch_version})", explained_sites(explained)))
     else:
         out.print("No graph breaks.")
     out.print(picture_table("totals", report))
@@ -484,6 +527,7 @@ def _print_trials(out, trials) -> None:  # type: ignore[no-untyped-def]
 
 # What `explain` says about the compile boundary it measured (the README's "compile boundary").
 _BOUNDARY_NOTES = {
+    "command": "Compiled by the command's own code: every torch.compile its processes made was measured as it is.",
     "entry": "Compiled by the entry's own code: its torch.compile calls were measured as they are, and "
     "graphweld compiled nothing more. What the factory returns is not assumed compiled: code that runs "
     "eagerly around the compiled functions is left alone.",
@@ -550,35 +594,21 @@ def _note_unused_options(report) -> None:  # type: ignore[no-untyped-def]
         )
 
 
-def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, runs: RunSettings, show_diff: bool, check: bool,
-                    output_format: str, show_traceback: bool) -> int:
+def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show_diff: bool, check: bool,
+                  output_format: str, show_traceback: bool) -> int:
     import json
 
-    from graphweld.runs.entry_fix import fix_with_entry
-    from graphweld.runs.explanation import measure_capture_settings
+    from graphweld.runs.verified_fix import fix_verified
 
     err = _stderr()
+    write = not (show_diff or check)
     try:
-        with StepProgress(err, "fix --entry") as steps:
-            result = fix_with_entry(entry, paths, settings, runs, progress=steps.step)
-            # The breaks left that a capture setting addresses: measured with the kept rewrites.
-            trials = measure_capture_settings(
-                result.after or result.before, runs.compile_options,
-                lambda trial_options: runs.run(entry, overlay=result.texts, compile_options=trial_options),
-                progress=lambda message: steps.step(f"{message} with the kept rewrites: eager and compiled runs"),
-                failed=steps.note,
-            )
+        with StepProgress(err, "fix --entry" if isinstance(target, EntryTarget) else "fix") as steps:
+            result = fix_verified(target, paths, settings, write=write, progress=steps.step, note=steps.note)
     except EntryError as exc:
         raise _entry_failure(exc, show_traceback)
     _note_unused_options(result.before)
-    write = not (show_diff or check)
-    for path, candidate in sorted(result.kept.items()):
-        if write:
-            try:
-                write_atomically(path, candidate.source.encode(candidate.fixed))
-            except SourceError as exc:
-                result.errors[path] = str(exc)
-    setting_fix, setting_note = _capture_setting_fix(entry, trials, settings, write, result.errors)
+    trials, setting_fix, setting_note = result.trials, result.setting_fix, result.setting_note
     after = result.after or result.before
     instead_of = {(item.path, item.change): item.instead_of for item in result.tried if item.kept}
     if output_format == "json":
@@ -618,7 +648,7 @@ def _fix_with_entry(entry: str, paths: Sequence[str], settings: Settings, runs: 
         if result.sites_outside:
             err.print(f"{result.sites_outside} break site(s) lie outside the given paths and were left alone.")
         tables = _table_stderr()
-        tables.print(picture_table(f"compiled on {result.before.device}", result.before, after))
+        tables.print(picture_table(f"compiled on {result.before.device}" if result.before.device else "compiled", result.before, after))
         _print_recompiles(err, after)
         _print_fullgraph_failure(err, after)
         if result.remaining:
@@ -651,34 +681,6 @@ def _tried_json(item) -> dict[str, object]:  # type: ignore[no-untyped-def]
         "form": change.form or None, "safety": change.safety.value, "kept": item.kept, "why": item.why or None,
         "instead_of": None if first is None else {"rule": first.rule, "form": first.form or None, "line": first.location.line},
     }
-
-
-def _capture_setting_fix(entry: str, trials, settings: Settings, write: bool, errors: dict[str, str]):  # type: ignore[no-untyped-def]
-    """With --unsafe-fixes, the best measured capture setting written before the entry's own
-    torch.compile call (and the fix), or a note saying why not (None when no setting helped)."""
-    import libcst as cst
-
-    from graphweld.runs.capture_fix import best_trial, capture_setting_fix
-    from graphweld.source import read_source
-
-    trial = best_trial(trials)
-    if trial is None:
-        return None, None
-    if not settings.unsafe_fixes:
-        return None, "a setting is global to the process, so writing it is an unsafe fix (--unsafe-fixes)"
-    try:
-        source = read_source(entry)
-        fix = capture_setting_fix(source, trial)
-    except (SourceError, cst.ParserSyntaxError) as exc:
-        return None, str(exc)
-    if isinstance(fix, str):
-        return None, fix
-    if write:
-        try:
-            write_atomically(entry, source.encode(fix.fixed))
-        except SourceError as exc:
-            errors[entry] = str(exc)
-    return fix, None
 
 
 @main.command()

@@ -205,7 +205,9 @@ class RunReport:
     @property
     def compiler(self) -> str:
         """Who compiled the program, for a person: "the entry's own code", "graphweld" or "nothing"."""
-        return {"entry": "the entry's own code", "graphweld": "graphweld"}.get(self.compiled_by or "", "nothing")
+        return {"entry": "the entry's own code", "graphweld": "graphweld", "command": "the command's own code"}.get(
+            self.compiled_by or "", "nothing"
+        )
 
     @property
     def sites(self) -> list[BreakSite]:

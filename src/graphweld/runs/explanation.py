@@ -155,3 +155,37 @@ def measure_capture_settings(
 
 def _switched_on(names: list[str] | tuple[str, ...]) -> str:
     return ", ".join(f"{name}=True" for name in names)
+
+
+@dataclass
+class Explanation:
+    """What `graphweld explain` shows: the run, its sites explained, and the capture settings
+    measured for breaks that read tensor values into Python (entries only: they compare with
+    eager)."""
+
+    report: RunReport
+    sites: list[ExplainedSite]
+    trials: list[CaptureTrial]
+
+
+def explain_target(
+    target,  # type: ignore[no-untyped-def]
+    settings: Settings,
+    progress: Callable[[str], None] = lambda message: None,
+    note: Callable[[str], None] = lambda message: None,
+) -> Explanation:
+    """Run an entry or a command (a `graphweld.runs.targets.Target`) compiled and explain every
+    break it hits."""
+    from graphweld.runs.targets import EntryTarget
+
+    if isinstance(target, EntryTarget):
+        report = target.runs.run(target.entry, ("compiled",))
+        # Breaks on reading tensor values into Python: measure what the Dynamo setting that
+        # captures them would change (breaks, graphs, and outputs against eager).
+        trials = measure_capture_settings(
+            report, target.runs.compile_options, lambda options: target.compiled({}, options),
+            progress=lambda message: progress(f"{message}: eager and compiled runs"), failed=note,
+        )
+    else:
+        report, trials = target.reference(), []
+    return Explanation(report, explain_sites(report, settings), trials)

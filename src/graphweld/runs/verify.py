@@ -84,6 +84,8 @@ def failed(error: EntryError) -> Verdict:
 def compare_calls(before: RunReport, after: RunReport) -> list[LeafComparison]:
     """Each call's compiled-after outputs against the same call's eager-before outputs (the first
     call's leaves are `output...`, a later call's `call N: output...`)."""
+    if "eager" not in before.outputs and "eager_calls" not in before.outputs:
+        return []  # a command: no eager twin, its own oracle judges it
     reference = before.outputs.get("eager_calls", [before.outputs["eager"]])
     compiled = after.outputs.get("compiled_calls", [after.outputs["compiled"]])
     comparisons = []
@@ -106,13 +108,15 @@ def judge(before: RunReport, after: RunReport, *, check_shown: bool = True, prev
         first = differing[0]
         verdict.problems.append(f"outputs differ from the eager original at {first.path}: {first.detail}")
     if check_shown:
-        # What the user sees must not change: printed text, log records, warnings, in order.
-        for problem, eager, compiled in (
-            ("printed output differs", before.eager_stdout, after.compiled_stdout),
-            ("log records differ", before.eager_log_records, after.compiled_log_records),
-            ("warnings differ", before.eager_warnings, after.compiled_warnings),
+        # What the user sees must not change: printed text, log records, warnings, in order (of
+        # the eager original; a command, which has none, of its own original run).
+        eager = before.eager_stdout is not None
+        for problem, reference, compiled in (
+            ("printed output differs", before.eager_stdout if eager else before.compiled_stdout, after.compiled_stdout),
+            ("log records differ", before.eager_log_records if eager else before.compiled_log_records, after.compiled_log_records),
+            ("warnings differ", before.eager_warnings if eager else before.compiled_warnings, after.compiled_warnings),
         ):
-            if compiled != eager:
+            if compiled != reference:
                 verdict.problems.append(f"{problem} from the eager original")
     if previous.compiled_by != after.compiled_by:
         verdict.problems.append(f"compiled by {previous.compiler} before, by {after.compiler} after")

@@ -1,6 +1,9 @@
-"""`graphweld fix --entry`: find break sites by running the entry, rewrite the files under the
-given paths that hold them, verify the rewrites through the import overlay, and keep only what
-makes the compile picture strictly better with every call's outputs equal to eager.
+"""The verified fix (`graphweld fix --entry ENTRY`, `graphweld fix -- CMD`): find break sites by
+running the entry or the command, rewrite the files under the given paths that hold them, verify
+the rewrites through the import overlay, and keep only what makes the compile picture strictly
+better while the run's oracle holds (an entry's every call equal to eager; a command's exit status
+and output; a `--test` command passing). Then, for an entry, measure the Dynamo capture settings
+its remaining breaks call for, and write what was kept.
 
 Each round rewrites the files holding the sites the last run saw (a skipped frame hides the breaks
 after its first one, so each round's run may reveal more). The round's changes are verified
@@ -21,12 +24,14 @@ from typing import Callable, Iterable, Sequence
 
 from graphweld.discover import discover
 from graphweld.engine import Change, ChangeKey, FixOutcome, fix_text
-from graphweld.runs.entry import EntryError, FileSites, RunReport, RunSettings, sites_by_file
-from graphweld.runs.explanation import ExplainedSite, explain_sites
-from graphweld.runs.verify import Verdict, compare_pictures, failed, judge
+from graphweld.runs.capture_fix import CaptureSettingFix, best_trial, capture_setting_fix
+from graphweld.runs.entry import EntryError, FileSites, RunReport, sites_by_file
+from graphweld.runs.explanation import CaptureTrial, ExplainedSite, explain_sites, measure_capture_settings
+from graphweld.runs.targets import EntryTarget, Target, tests_fail
+from graphweld.runs.verify import Verdict, compare_pictures, failed
 from graphweld.rule import Safety
 from graphweld.settings import Settings
-from graphweld.source import SourceError, SourceFile, read_source
+from graphweld.source import SourceError, SourceFile, read_source, write_atomically
 
 MAX_ROUNDS = 4
 # Next fixes tried for one site after its first did not verify.
@@ -57,7 +62,9 @@ class Tried:
 
 
 @dataclass
-class EntryFixResult:
+class VerifiedFix:
+    """What a verified fix found, kept, tried and wrote."""
+
     before: RunReport
     after: RunReport | None = None
     kept: dict[str, Candidate] = field(default_factory=dict)
@@ -67,6 +74,11 @@ class EntryFixResult:
     verdict: Verdict | None = None
     # The breaks the last run still saw, explained on the rewritten texts.
     remaining: list[ExplainedSite] = field(default_factory=list)
+    # Capture settings measured on the remaining breaks, the one written (or why not).
+    trials: list[CaptureTrial] = field(default_factory=list)
+    setting_fix: CaptureSettingFix | None = None
+    setting_note: str | None = None
+    written: bool = False
 
     @property
     def dropped(self) -> list[Tried]:
@@ -78,22 +90,22 @@ class EntryFixResult:
         return {os.path.realpath(path): candidate.fixed for path, candidate in self.kept.items()}
 
 
-Run = Callable[[dict[str, str], tuple[str, ...]], RunReport]
-
-
-def fix_with_entry(
-    entry: str,
+def fix_verified(
+    target: Target,
     paths: Sequence[str],
     settings: Settings,
-    runs: RunSettings = RunSettings(),
     *,
+    write: bool = False,
     progress: Callable[[str], None] = lambda message: None,
-) -> EntryFixResult:
-    run: Run = lambda overlay, modes: runs.run(entry, modes, overlay=overlay)  # noqa: E731
-    progress("running the entry eagerly (the reference) and compiled")
-    before = run({}, ("eager", "compiled"))
-    result = EntryFixResult(before=before)
-
+    note: Callable[[str], None] = lambda message: None,
+) -> VerifiedFix:
+    """The whole verified fix; with `write`, the kept rewrites (and a capture setting) written."""
+    progress(
+        "running the entry eagerly (the reference) and compiled" if isinstance(target, EntryTarget)
+        else f"running the command: {target.name}"
+    )
+    before = target.reference()
+    result = VerifiedFix(before=before)
     files, _ = discover(paths, settings.exclude)
     under = {os.path.realpath(path): path for path in files}
     report = before
@@ -101,7 +113,7 @@ def fix_with_entry(
         in_round = lambda message, n=round_number: progress(f"round {n}: {message}")  # noqa: E731
         sites, result.sites_outside = sites_by_file(report, lambda file: file in under)
         in_round(f"rewriting the files that hold {len(report.sites)} break site(s)")
-        search = _RoundSearch({under[real]: lines for real, lines in sites.items()}, settings, result, report, run, in_round)
+        search = _RoundSearch({under[real]: lines for real, lines in sites.items()}, settings, result, report, target, in_round)
         accepted = search.run()
         if accepted is None:
             break
@@ -109,7 +121,54 @@ def fix_with_entry(
         result.verdict, report = accepted.verdict, accepted.after
     result.after = report
     result.remaining = explain_sites(report, settings, texts=result.texts, dropped=[(t.change, t.why) for t in result.dropped])
+    if isinstance(target, EntryTarget):
+        # The breaks left that a capture setting addresses: measured with the kept rewrites.
+        result.trials = measure_capture_settings(
+            report, target.runs.compile_options, lambda options: target.compiled(result.texts, options),
+            progress=lambda message: progress(f"{message} with the kept rewrites: eager and compiled runs"), failed=note,
+        )
+        _choose_capture_setting(target, settings, result)
+    if write:
+        _write(result)
     return result
+
+
+def _choose_capture_setting(target: EntryTarget, settings: Settings, result: VerifiedFix) -> None:
+    """With --unsafe-fixes, the best measured capture setting is written before the entry's own
+    torch.compile call; else (or when there is no call to put it by) a note says why not."""
+    import libcst as cst
+
+    trial = best_trial(result.trials)
+    if trial is None:
+        return
+    if not settings.unsafe_fixes:
+        result.setting_note = "a setting is global to the process, so writing it is an unsafe fix (--unsafe-fixes)"
+        return
+    path = target.entry.partition("::")[0]
+    try:
+        fix = capture_setting_fix(read_source(path), trial)
+    except (SourceError, cst.ParserSyntaxError) as exc:
+        result.setting_note = str(exc)
+        return
+    if isinstance(fix, str):
+        result.setting_note = fix
+    else:
+        result.setting_fix = fix
+
+
+def _write(result: VerifiedFix) -> None:
+    for path, candidate in sorted(result.kept.items()):
+        try:
+            write_atomically(path, candidate.source.encode(candidate.fixed))
+        except SourceError as exc:
+            result.errors[path] = str(exc)
+    fix = result.setting_fix
+    if fix is not None:
+        try:
+            write_atomically(fix.path, fix.source.encode(fix.fixed))
+        except SourceError as exc:
+            result.errors[fix.path] = str(exc)
+    result.written = True
 
 
 @dataclass(frozen=True)
@@ -147,16 +206,16 @@ class _RoundSearch:
         self,
         sites: dict[str, FileSites],
         settings: Settings,
-        result: EntryFixResult,
+        result: VerifiedFix,
         previous: RunReport,
-        run: Run,
+        target: Target,
         progress: Callable[[str], None],
     ) -> None:
         self.sites = sites
         self.settings = settings
         self.result = result
         self.previous = previous
-        self.run_entry = run
+        self.target = target
         self.progress = progress
         self._outcomes: dict[tuple[str, frozenset[ChangeKey] | None, frozenset[ChangeKey]], FixOutcome] = {}
         self._bases: dict[str, tuple[SourceFile, str, list[Change]]] = {}
@@ -202,12 +261,17 @@ class _RoundSearch:
         together = {**self.result.kept, **candidates}
         overlay = {os.path.realpath(path): candidate.fixed for path, candidate in together.items()}
         try:
-            after = self.run_entry(overlay, ("compiled",))
+            after = self.target.compiled(overlay)
         except EntryError as exc:
             # The original ran: a rewrite whose run fails is dropped with the reason, not an error.
             return failed(exc), None, candidates
         unsafe = any(candidate.unsafe for candidate in together.values())
-        return judge(self.result.before, after, check_shown=not unsafe, previous=self.previous), after, candidates
+        verdict = self.target.judge(self.result.before, after, check_shown=not unsafe, previous=self.previous)
+        if verdict.better:
+            failing = tests_fail(self.target, overlay)
+            if failing is not None:
+                verdict.problems.append(failing)
+        return verdict, after, candidates
 
     def accept(self, picks: list[_Pick], step: str = "verifying") -> tuple[_Accepted | None, Verdict]:
         """The picks verified together: accepted when the picture got strictly better."""

@@ -1,0 +1,140 @@
+"""What a verified run is made of: an entry (`my_model_function()`/`GetInput()`) or a command
+(`python train.py --steps 2`), and the oracle that judges a rewrite of the files it runs.
+
+For an entry the oracle is eager PyTorch: every call's outputs (losses and gradients, with
+`--train`) must equal the eager run's, and for safe fixes what it prints and logs too. A command
+has no eager twin: its own oracle is that it exits 0, and, for safe fixes, that it prints and logs
+what the original command did (lines that differ between two runs of the original, such as
+timings, are not compared). Either way the compile picture must get better, and a `--test`
+command, when given, must pass with the rewritten files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from graphweld.runs.command import Command, command_for_script, run_command
+from graphweld.runs.entry import EntryError, RunReport, RunSettings, parse_entry
+from graphweld.runs.verify import Verdict, judge
+
+
+class Target(Protocol):
+    """An entry or a command, as the verified path runs it."""
+
+    name: str
+    runs: RunSettings
+    test: Command | None
+
+    def reference(self) -> RunReport:
+        """The run a rewrite is judged against (before any change)."""
+
+    def compiled(self, overlay: dict[str, str], compile_options: dict[str, Any] | None = None) -> RunReport:
+        """A compiled run with the rewritten files (real path -> text) served."""
+
+    def judge(self, before: RunReport, after: RunReport, *, check_shown: bool, previous: RunReport) -> Verdict:
+        """The verdict on `after` (see `graphweld.runs.verify.judge`)."""
+
+
+def tests_fail(target: Target, overlay: dict[str, str]) -> str | None:
+    """Why the target's `--test` command fails with the rewritten files, or None when it passes
+    (or there is none)."""
+    if target.test is None:
+        return None
+    try:
+        run_command(target.test, overlay=overlay, timeout=target.runs.timeout, instrument=False)
+    except EntryError as exc:
+        return f"the tests fail ({target.test}): {getattr(exc, 'reason', exc)}"
+    return None
+
+
+@dataclass
+class EntryTarget:
+    """An entry file (`file.py[::factory]`), run and judged against eager PyTorch."""
+
+    entry: str
+    runs: RunSettings = field(default_factory=RunSettings)
+    test: Command | None = None
+
+    @property
+    def name(self) -> str:
+        return self.entry
+
+    def reference(self) -> RunReport:
+        return self.runs.run(self.entry)
+
+    def compiled(self, overlay: dict[str, str], compile_options: dict[str, Any] | None = None) -> RunReport:
+        modes = ("compiled",) if compile_options is None else ("eager", "compiled")
+        return self.runs.run(self.entry, modes, overlay=overlay, compile_options=compile_options)
+
+    def judge(self, before: RunReport, after: RunReport, *, check_shown: bool, previous: RunReport) -> Verdict:
+        return judge(before, after, check_shown=check_shown, previous=previous)
+
+
+@dataclass
+class CommandTarget:
+    """A command, run as the user runs it, and judged by its own oracle."""
+
+    command: Command
+    runs: RunSettings = field(default_factory=RunSettings)
+    test: Command | None = None
+    _second_reference: RunReport | None = None
+
+    @property
+    def name(self) -> str:
+        return str(self.command)
+
+    def reference(self) -> RunReport:
+        return self.compiled({})
+
+    def compiled(self, overlay: dict[str, str], compile_options: dict[str, Any] | None = None) -> RunReport:
+        options = self.runs.compile_options if compile_options is None else compile_options
+        return run_command(self.command, overlay=overlay, compile_options=options, timeout=self.runs.timeout)
+
+    def judge(self, before: RunReport, after: RunReport, *, check_shown: bool, previous: RunReport) -> Verdict:
+        verdict = judge(before, after, check_shown=check_shown, previous=previous)
+        if check_shown and "printed output differs from the eager original" in verdict.problems:
+            # Lines the original prints differently from run to run (timings) are not the fix's.
+            if self._second_reference is None:
+                self._second_reference = self.reference()
+            varying = _varying_lines(before.compiled_stdout or "", self._second_reference.compiled_stdout or "")
+            if _masked(before.compiled_stdout or "", varying) == _masked(after.compiled_stdout or "", varying):
+                verdict.problems.remove("printed output differs from the eager original")
+        verdict.problems = [problem.replace("the eager original", "the original command") for problem in verdict.problems]
+        return verdict
+
+
+def _varying_lines(first: str, second: str) -> set[int]:
+    one, two = first.splitlines(), second.splitlines()
+    if len(one) != len(two):
+        return set(range(max(len(one), len(two))))
+    return {index for index, (a, b) in enumerate(zip(one, two)) if a != b}
+
+
+def _masked(text: str, varying: set[int]) -> list[str]:
+    return [line for index, line in enumerate(text.splitlines()) if index not in varying]
+
+
+def target_for(entry: str | None, command: tuple[str, ...] | None, runs: RunSettings, test: str | None = None) -> Target:
+    """The target a command line names: `-- CMD...`, an entry, or a Python file that is a program
+    rather than an entry (it defines no `my_model_function`: run as `python FILE`)."""
+    tests = Command.parse(test) if test else None
+    if command:
+        return CommandTarget(Command(tuple(command)), runs, tests)
+    if entry is None:
+        raise EntryError("give an entry (file.py[::factory]) or a command after --")
+    path, factory = parse_entry(entry)
+    if factory is None and not _defines(path, "my_model_function"):
+        return CommandTarget(command_for_script(path), runs, tests)
+    return EntryTarget(entry, runs, tests)
+
+
+def _defines(path: str, name: str) -> bool:
+    import ast
+
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return True  # let the run say what is wrong with it
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name for node in tree.body)
