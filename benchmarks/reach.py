@@ -138,7 +138,7 @@ def pattern(site: dict) -> str:
 def _sites(report: dict) -> list[dict]:
     return [
         {"file": site["file"], "line": site["line"], "gb": site["gb"], "reason": site["reason"], "type": site["type"],
-         "rule": site["rule"], "action": site["action"], "pattern": pattern(site)}
+         "rule": site["rule"], "action": site["action"], "pattern": pattern(site), "breaks": site.get("breaks", 1)}
         for site in report["sites"]
     ]
 
@@ -314,15 +314,15 @@ def report(rows: list[dict], survey: Path | None) -> None:
         print(f"breaks on the breaking models: {before} -> {after} ({100 * (before - after) / before:.0f}% removed); "
               f"{whole} of {len(breaking)} now compile whole")  # fmt: skip
     print()
-    print("| pattern | models | break sites before | after |")
-    print("| --- | ---: | ---: | ---: |")
-    for name, (models, sites_before, sites_after) in _by(breaking, "pattern"):
-        print(f"| {name} | {models} | {sites_before} | {sites_after} |")
+    print("| pattern | models | breaks before | after | sites before | after |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name, (models, sites_before, sites_after, breaks_before, breaks_after) in _by(breaking, "pattern"):
+        print(f"| {name} | {models} | {breaks_before} | {breaks_after} | {sites_before} | {sites_after} |")
     print()
-    print("| GB | reason | models | break sites before | after |")
-    print("| --- | --- | ---: | ---: | ---: |")
-    for (gb, reason), (models, sites_before, sites_after) in _by(breaking, ("gb", "reason")):
-        print(f"| {gb} | {reason[:90]} | {models} | {sites_before} | {sites_after} |")
+    print("| GB | reason | models | breaks before | after | sites before | after |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for (gb, reason), (models, sites_before, sites_after, breaks_before, breaks_after) in _by(breaking, ("gb", "reason")):
+        print(f"| {gb} | {reason[:90]} | {models} | {breaks_before} | {breaks_after} | {sites_before} | {sites_after} |")
     print()
     print("| model | breaks before | after | graphs before | after | rules kept | dropped |")
     print("| --- | ---: | ---: | ---: | ---: | --- | ---: |")
@@ -343,15 +343,20 @@ def report(rows: list[dict], survey: Path | None) -> None:
 
 
 def _by(rows: list[dict], key) -> list:  # type: ignore[no-untyped-def]
-    table: dict = defaultdict(lambda: [set(), 0, 0])
+    """(name, (models, sites before, sites after, breaks before, breaks after)) by `key`, most
+    breaks first; a model not fixed yet (a census row) counts its sites as they were."""
+    table: dict = defaultdict(lambda: [set(), 0, 0, 0, 0])
     for row in rows:
-        for when, index in (("sites_before", 1), ("sites_after", 2)):
-            for site in row.get(when) or []:
+        after = row.get("sites_after") if row.get("after") is not None else row.get("sites_before")
+        for sites, index in ((row.get("sites_before") or [], 1), (after or [], 2)):
+            for site in sites:
                 name = tuple(site[k] for k in key) if isinstance(key, tuple) else site[key]
                 table[name][index] += 1
+                table[name][index + 2] += site.get("breaks", 1)
                 if index == 1:
                     table[name][0].add(row["class"])
-    return sorted(((name, (len(models), b, a)) for name, (models, b, a) in table.items()), key=lambda item: -item[1][1])
+    ranked = ((name, (len(models), *counts)) for name, (models, *counts) in table.items())
+    return sorted(ranked, key=lambda item: -item[1][3])
 
 
 def compare_with_survey(rows: list[dict], survey: Path) -> None:

@@ -140,7 +140,8 @@ def sites_as_json(explained) -> list[dict[str, object]]:  # type: ignore[no-unty
     """A run's explained break sites for `--format json`."""
     return [
         {"file": item.site.file, "line": item.site.line, "gb": item.site.gb, "type": item.site.kind,
-         "reason": item.site.reason, "via": item.site.via or None, "rule": item.rule, "action": item.action}
+         "reason": item.site.reason, "via": item.site.via or None, "rule": item.rule, "action": item.action,
+         "breaks": item.site.count}
         for item in explained
     ]
 

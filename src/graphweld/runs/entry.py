@@ -69,6 +69,8 @@ class BreakSite:
     # What Dynamo skipped there: "frame" (the whole function), "rest" (what follows the break,
     # which it could not resume from), or "" (it went on compiling after the break).
     skipped: str = ""
+    # Breaks logged at this site in the run (`RunReport.sites` counts them).
+    count: int = 1
 
     @property
     def kind(self) -> str:
@@ -211,13 +213,18 @@ class RunReport:
 
     @property
     def sites(self) -> list[BreakSite]:
-        """Break sites without duplicates (the same site is logged once per recompile)."""
+        """Break sites without duplicates (the same site is logged again when Dynamo traces its
+        code again: another call site of the function, a recompile), each with `count`, the
+        breaks logged there."""
         seen: dict[tuple[str, int, str], BreakSite] = {}
+        counts: dict[tuple[str, int, str], int] = {}
         for site in self.breaks:
             key = (site.file, site.line, site.gb)
+            counts[key] = counts.get(key, 0) + 1
             if key not in seen or (site.skipped_frame and not seen[key].skipped_frame):
                 seen[key] = site
-        return sorted(seen.values(), key=lambda s: (s.file, s.line))
+        unique = (dataclasses.replace(site, count=counts[key]) for key, site in seen.items())
+        return sorted(unique, key=lambda s: (s.file, s.line))
 
 
 @dataclass(frozen=True)

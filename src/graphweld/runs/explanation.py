@@ -34,7 +34,11 @@ def user_sites(report: RunReport) -> list[BreakSite]:
     placed: dict[tuple[str, int, str], BreakSite] = {}
     for site in report.sites:
         moved = site.in_code(lambda file: not is_library_file(file)) or site
-        placed.setdefault((moved.file, moved.line, moved.gb), moved)
+        key = (moved.file, moved.line, moved.gb)
+        if key in placed:
+            # Breaks in library code placed at the same line of the user's code: counted together.
+            moved = dataclasses.replace(placed[key], count=placed[key].count + moved.count)
+        placed[key] = moved
     return sorted(placed.values(), key=lambda s: (s.file, s.line))
 
 
