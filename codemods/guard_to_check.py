@@ -56,14 +56,61 @@ class GuardToCheck(Rule):
     `capture_scalar_outputs`, Dynamo keeps it as a runtime assertion on the symbolic value instead
     of breaking the graph to decide the `if` (without the setting, the `.item()` itself breaks
     and the rewrite changes nothing else). Unsafe for the same change of exception type.
+
+    A check written with torch's own helper, `torch._check_tensor_all(cond)` (or
+    `torch._check_tensor_all_with(ErrorType, cond, message)`), reads the tensor's value with
+    `.item()` inside torch, and breaks there (GB0124; transformers' `torch_compilable_check`, in
+    the placeholder-token checks of its vision-language models). It becomes
+    `torch._assert_async(torch.all(cond), "message")`: a string literal message is kept, any other
+    (a callable, an f-string) is dropped, as the change's message says. Unsafe as above: a failed
+    check raises `RuntimeError` (asynchronously on CUDA) with `_assert_async`'s message.
     """
 
     id = "guard-to-check"
     reference = "https://docs.pytorch.org/docs/stable/generated/torch._assert_async.html"
     summary = "Turn a validation guard on a tensor's value into `torch._assert_async` (`torch._check` after `.item()`)"
-    trigger_words = ("raise",)
+    trigger_words = ("raise", "_check_tensor_all", "_check_tensor_all_with")
     needs_breaker_call = False
-    node_types = (cst.If,)
+    node_types = (cst.If, cst.SimpleStatementLine)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        """`torch._check_tensor_all(cond)`: the check in the graph, without `.item()`."""
+        context = self.context
+        if len(node.body) != 1 or not isinstance(node.body[0], cst.Expr) or not context.in_compiled_region:
+            return
+        call = node.body[0].value
+        if not isinstance(call, cst.Call) or any(arg.star or arg.keyword is not None for arg in call.args):
+            return
+        qualified = context.regions.imports.qualify(call.func)
+        arguments = [arg.value for arg in call.args]
+        if qualified == "torch._check_tensor_all" and 1 <= len(arguments) <= 2:
+            exception, condition, message = "RuntimeError", arguments[0], arguments[1:]
+        elif qualified == "torch._check_tensor_all_with" and 2 <= len(arguments) <= 3:
+            exception, condition, message = source(arguments[0], context.module), arguments[1], arguments[2:]
+        else:
+            return
+        torch_name = context.regions.imports.local_name("torch")
+        if torch_name is None:
+            return
+        literal = message and isinstance(message[0], (cst.SimpleString, cst.ConcatenatedString)) and isinstance(
+            message[0].evaluated_value, str
+        )
+        check = f"{torch_name}.all({source(condition, context.module)})"
+        code = call_code(f"{torch_name}._assert_async", [check, source(message[0], context.module)] if literal else [check], 88)
+        replacement = cst.parse_statement(code + "\n").with_changes(leading_lines=node.leading_lines)
+        changes = "a failed check raises RuntimeError" + ("" if exception == "RuntimeError" else f" instead of {exception}")
+        dropped = "; its message is dropped (not a string literal)" if message and not literal else ""
+        self.propose(
+            node,
+            [replacement],
+            anchor=node,
+            message=(
+                f"`{context.code(node)}` reads the tensor's value with `.item()` inside torch and breaks the graph; "
+                f"check it in the graph with `{torch_name}._assert_async` (unsafe: {changes}, asynchronously on "
+                f"CUDA{dropped})"
+            ),
+            safety=Safety.UNSAFE,
+        )
 
     def visit_If(self, node: cst.If) -> None:
         context = self.context
