@@ -1,0 +1,89 @@
+"""The reach benchmark builds models the way the public survey does (issue 25): each class from
+its default config with 2 layers (widths only above a budget), batch 2, padded masks, labels; and
+it sorts break sites into the source patterns the tables rank. Checked with the test suite's
+transformers; the benchmark itself runs in its own environment."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import transformers
+
+BENCHMARKS = Path(__file__).parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import reach  # noqa: E402
+import reach_models  # noqa: E402
+
+
+def test_layers_are_cut_to_two_in_every_config_with_one_of_each_kind_of_layer():
+    config = transformers.LlavaConfig()
+    overrides: dict = {}
+    reach_models.cut_layers(config, overrides)
+    assert config.text_config.num_hidden_layers == 2 and config.vision_config.num_hidden_layers == 2
+    assert overrides == {"vision_config.num_hidden_layers": 2, "text_config.num_hidden_layers": 2}
+    # The overrides rebuild the same config from the class's defaults.
+    again = reach_models.config_for("LlavaForConditionalGeneration", overrides)
+    assert again.text_config.num_hidden_layers == 2
+
+    hybrid = transformers.Gemma2Config(num_hidden_layers=6)
+    hybrid.layer_types = ["sliding_attention", "full_attention"] * 3
+    kinds: dict = {}
+    reach_models.cut_layers(hybrid, kinds)
+    assert hybrid.num_hidden_layers == 2 and hybrid.layer_types == ["sliding_attention", "full_attention"]
+
+
+def test_widths_are_cut_only_above_the_budget_and_said():
+    small: dict = {}
+    bert = transformers.BertConfig()
+    reach_models.cut_layers(bert, small)
+    assert reach_models.shrink(transformers.BertModel, bert, small) == [] and "hidden_size" not in small
+    big: dict = {}
+    llama = transformers.LlamaConfig()
+    reach_models.cut_layers(llama, big)
+    shrunk = reach_models.shrink(transformers.LlamaForCausalLM, llama, big)
+    assert shrunk[0].endswith("parameters by default") and "hidden_size 4096 -> 2048" in shrunk
+    # Heads are halved with the width, so each head keeps its size.
+    assert llama.hidden_size // llama.num_attention_heads == 4096 // 32
+    assert reach_models._parameters(transformers.LlamaForCausalLM, llama) <= reach_models.PARAMETER_BUDGET
+
+
+@pytest.mark.slow
+def test_a_probe_finds_the_inputs_a_user_would_give():
+    probed = reach_models.probe("BartForConditionalGeneration")
+    recipe = probed["recipe"]
+    assert recipe["input_ids"]["shape"] == [2, 16] and recipe["attention_mask"]["padding"] == 4
+    assert recipe["decoder_input_ids"]["shape"] == [2, 8] and recipe["labels"] == {"kind": "labels", "from": "decoder_input_ids"}
+    inputs = reach_models.build_inputs(recipe)
+    assert inputs["attention_mask"][1, -4:].tolist() == [0, 0, 0, 0] and inputs["attention_mask"][0].all()
+    assert torch.equal(inputs["input_ids"], reach_models.build_inputs(recipe)["input_ids"])  # the same every time
+    model = reach_models.build_model("BartForConditionalGeneration", probed["overrides"])
+    assert model.config.encoder_layers == 2 and not model.training
+
+
+def test_break_sites_are_sorted_into_source_patterns(tmp_path: Path):
+    source = tmp_path / "modeling_x.py"
+    source.write_text(
+        "def forward(self, x):\n"
+        "    n = x.sum().item()\n"
+        "    sizes = lengths.tolist()\n"
+        "    if torch.all(attention_mask == 1):\n"
+        "        pass\n"
+        "    if self.training and torch.rand([]) < self.layerdrop:\n"
+        "        pass\n"
+        "    logger.warning_once('x')\n"
+        "\n"
+        "def route(self, x):\n"
+        "    idx = torch.where(expert_mask[expert])\n"
+    )
+    site = {"file": str(source), "gb": "GB0000", "reason": ""}
+    assert reach.pattern({**site, "line": 2, "gb": "GB0124"}) == ".item()"
+    assert reach.pattern({**site, "line": 3}) == ".tolist()"
+    assert reach.pattern({**site, "line": 4, "gb": "GB0170"}).startswith("mask check")
+    assert reach.pattern({**site, "line": 6, "gb": "GB0170"}) == "LayerDrop"
+    assert reach.pattern({**site, "line": 8, "gb": "GB0291"}) == "logging / warnings"
+    assert reach.pattern({**site, "line": 11, "gb": "GB0036"}) == "MoE expert dispatch"
+    assert reach.pattern({"file": "/x/transformers/utils/output_capturing.py", "line": 1, "gb": "GB4347", "reason": ""}).startswith("output-capturing")
