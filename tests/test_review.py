@@ -154,14 +154,39 @@ def test_with_an_entry_each_change_shows_its_verification(tmp_path: Path):
     child.timeout = 180
     child.expect(PROMPT)
     shown = " ".join(child.before.split())
-    assert "verification: verified: outputs equal, better (graph breaks 4 -> 2)" in shown and "graphs 4 -> 3" in shown
+    assert "verification: verified: outputs equal, printed output the same, better (graph breaks 4 -> 2)" in shown and "graphs 4 -> 3" in shown
     child.sendline("y")
     child.expect(PROMPT)
     # Verified together with the change accepted before it: the whole function is one graph.
     shown = " ".join(child.before.split())
-    assert "verification: verified: outputs equal, better (fullgraph=True fails -> compiles)" in shown
+    assert "verification: verified: outputs equal, printed output the same, better (fullgraph=True fails -> compiles)" in shown
     assert "graphs 4 -> 1" in shown
     child.sendline("y")
     output = finish(child)
     assert "2 change(s) applied" in output
     assert (tmp_path / "helpers.py").read_text().count("@torch._dynamo.nonstrict_trace") == 2
+
+
+@pytest.mark.slow
+def test_with_a_command_each_change_shows_its_verification(tmp_path: Path):
+    # The run may be the user's own script (`-- python run.py`), not only an entry.
+    (tmp_path / "model.py").write_text(
+        "import torch\n\n\n"
+        "def step(x):\n"
+        "    y = x.sin()\n"
+        '    print("computed")\n'
+        "    return y.cos()\n"
+    )
+    (tmp_path / "run.py").write_text(
+        "import torch\n\nfrom model import step\n\n"
+        'print(torch.compile(step, backend="eager")(torch.ones(3)).sum().item())\n'
+    )
+    child = spawn(tmp_path, "--unsafe-fixes", "model.py", "--", sys.executable, "run.py")
+    child.timeout = 180
+    child.expect(PROMPT)
+    shown = " ".join(child.before.split())
+    assert "verification: verified: it ran, better (graph breaks 1 -> 0)" in shown
+    child.sendline("y")
+    output = finish(child)
+    assert "1 change(s) applied" in output
+    assert "if not torch.compiler.is_compiling():" in (tmp_path / "model.py").read_text()

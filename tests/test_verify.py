@@ -72,7 +72,7 @@ def test_a_run_that_fails_is_a_verdict_not_an_error():
 def test_verdict_line_names_what_decided():
     before, after = report(graphs=3, breaks=2), report(graphs=1, breaks=0, fullgraph=True)
     line = verdict_line(before, after, judge(before, after))
-    assert line.startswith("verified: outputs equal, better (fullgraph=True fails -> compiles)")
+    assert line.startswith("verified: outputs equal, printed output the same, better (fullgraph=True fails -> compiles)")
     assert "graph breaks 2 -> 0" in line and "graphs 3 -> 1" in line
 
 

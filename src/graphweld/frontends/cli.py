@@ -7,7 +7,6 @@ Diffs, fixed stdin text and JSON go to stdout; messages, progress and the summar
 from __future__ import annotations
 
 import inspect
-import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -212,13 +211,12 @@ def fix(
     except RuleSelectionError as exc:
         raise _fail(str(exc))
 
-    runs = target = None
+    target = None
     if entry is not None and command:
         raise _fail("--entry and a command after -- are two ways to run the program: give one")
     if entry is not None or command:
         try:
-            runs = _run_settings(device, compile_options, timeout, train)
-            target = target_for(entry, command, runs, test_command)
+            target = target_for(entry, command, _run_settings(device, compile_options, timeout, train), test_command)
         except EntryError as exc:
             raise _fail(str(exc))
     elif train or test_command:
@@ -229,9 +227,7 @@ def fix(
             raise _fail("--interactive cannot be combined with --diff, --check, --format json/github/sarif or '-' (stdin)")
         if not sys.stdin.isatty():
             raise _fail("--interactive needs a terminal to ask questions on (stdin is not a terminal); use --diff to review changes non-interactively")
-        if command:
-            raise _fail("--interactive verifies with an entry (--entry ENTRY), not a command")
-        code = _fix_interactive(paths, settings, entry, runs, show_traceback)
+        code = _fix_interactive(paths, settings, target, show_traceback)
     elif output_format in ("github", "sarif") and (target is not None or reading_stdin):
         raise _fail(f"--format {output_format} reports on files on disk: it cannot be combined with --entry, a command or '-' (stdin)")
     elif target is not None:
@@ -247,9 +243,11 @@ def fix(
     raise click.exceptions.Exit(code)
 
 
-def _fix_interactive(
-    paths: Sequence[str], settings: Settings, entry: str | None, runs: RunSettings | None, show_traceback: bool
-) -> int:
+def _described_target(target: Target) -> str:
+    return "the entry eagerly (the reference) and compiled" if isinstance(target, EntryTarget) else f"the command `{target.name}`"
+
+
+def _fix_interactive(paths: Sequence[str], settings: Settings, target: Target | None, show_traceback: bool) -> int:
     import signal
 
     from graphweld.frontends.review import Review
@@ -259,11 +257,13 @@ def _fix_interactive(
     signal.signal(signal.SIGINT, signal.default_int_handler)
     console = _stdout()
     verify = sites = None
-    if entry is not None and runs is not None:
+    if target is not None:
+        from graphweld.runs.verified_fix import review_verifier
+
         try:
             with StepProgress(_stderr(), "review") as steps:
-                steps.step("running the entry eagerly (the reference) and compiled")
-                verify, sites = _entry_verifier(entry, paths, settings, runs)
+                steps.step(f"running {_described_target(target)}")
+                verify, sites = review_verifier(target, paths, settings)
         except EntryError as exc:
             raise _entry_failure(exc, show_traceback)
     review = Review(settings, console, ask=lambda prompt: console.input(Text(prompt, style="bold")), verify=verify, sites=sites)
@@ -281,30 +281,6 @@ def _fix_interactive(
     if summary.unsafe_not_offered:
         console.print(f"{summary.unsafe_not_offered} unsafe fix(es) not offered; add --unsafe-fixes to review them.")
     return EXIT_ERROR if summary.errors else EXIT_OK
-
-
-def _entry_verifier(entry: str, paths: Sequence[str], settings: Settings, runs: RunSettings):  # type: ignore[no-untyped-def]
-    """For review with --entry: the sites a run of the entry saw in the files under `paths`,
-    and a function telling how one rewritten file verifies."""
-    from graphweld.discover import discover
-    from graphweld.runs.entry import sites_by_file
-    from graphweld.runs.verify import failed, judge, verdict_line
-
-    before = runs.run(entry)
-    files, _ = discover(paths, settings.exclude)
-    under = {os.path.realpath(path) for path in files}
-    sites, _ = sites_by_file(before, lambda file: file in under)
-
-    def verify(path: str, text: str) -> str:
-        # Files reviewed earlier are already written; only this one is served from memory.
-        overlay = {os.path.realpath(path): text}
-        try:
-            after = runs.run(entry, ("compiled",), overlay=overlay)
-        except EntryError as exc:
-            return "NOT verified: " + failed(exc).problems[0]
-        return verdict_line(before, after, judge(before, after, check_shown=True))
-
-    return verify, sites
 
 
 def _collect(paths: Sequence[str], settings: Settings, jobs: int | None, show_progress: bool) -> list[FileResult]:

@@ -59,14 +59,15 @@ class ReviewSummary:
 
 class Review:
     """One review session. `ask(prompt)` returns the user's line (EOFError means quit);
-    `verify(path, text)`, when given, describes how a rewrite verifies against an entry."""
+    `verify(path, text, change)`, when given, describes how `text` (the file with `change` and the
+    changes accepted before it) verifies against the run (an entry or a command)."""
 
     def __init__(
         self,
         settings: Settings,
         console: Console,
         ask: Callable[[str], str],
-        verify: Callable[[str, str], str] | None = None,
+        verify: Callable[[str, str, Change], str] | None = None,
         sites: dict[str, FileSites] | None = None,
     ) -> None:
         self.settings = settings
@@ -156,8 +157,8 @@ class Review:
                 self._error(path, str(exc))
                 return Answer.DONE
         if self.verify is not None:
-            with self.console.status("verifying against the entry", spinner="dots"):
-                verdict = self.verify(path, fixed)
+            with self.console.status("verifying with the run", spinner="dots"):
+                verdict = self.verify(path, fixed, change)
             self.console.print(Text(f"verification: {verdict}", style="bold"))
         while True:
             try:

@@ -28,7 +28,7 @@ from graphweld.runs.capture_fix import CaptureSettingFix, best_trial, capture_se
 from graphweld.runs.entry import EntryError, FileSites, RunReport, sites_by_file
 from graphweld.runs.explanation import CaptureTrial, ExplainedSite, explain_sites, measure_capture_settings
 from graphweld.runs.targets import EntryTarget, Target, tests_fail
-from graphweld.runs.verify import Verdict, compare_pictures, failed
+from graphweld.runs.verify import Verdict, compare_pictures, failed, verdict_line
 from graphweld.rule import Safety
 from graphweld.settings import Settings
 from graphweld.source import SourceError, SourceFile, read_source, write_atomically
@@ -131,6 +131,31 @@ def fix_verified(
     if write:
         _write(result)
     return result
+
+
+def review_verifier(target: Target, paths: Sequence[str], settings: Settings):  # type: ignore[no-untyped-def]
+    """For the interactive review with a run: the sites the run saw in the files under `paths`,
+    and a function telling how one rewritten file verifies (files reviewed earlier are written
+    already; only this one is served from memory). As in `fix`, an unsafe change may change what
+    the program shows: that is what makes it unsafe."""
+    before = target.reference()
+    files, _ = discover(paths, settings.exclude)
+    under = {os.path.realpath(path) for path in files}
+    sites, _ = sites_by_file(before, lambda file: file in under)
+
+    def verify(path: str, text: str, change: Change) -> str:
+        overlay = {os.path.realpath(path): text}
+        try:
+            after = target.compiled(overlay)
+        except EntryError as exc:
+            return "NOT verified: " + failed(exc).problems[0]
+        verdict = target.judge(before, after, check_shown=change.safety is not Safety.UNSAFE, previous=before)
+        failing = tests_fail(target, overlay) if verdict.ok else None
+        if failing is not None:
+            verdict.problems.append(failing)
+        return verdict_line(before, after, verdict)
+
+    return verify, sites
 
 
 def _choose_capture_setting(target: EntryTarget, settings: Settings, result: VerifiedFix) -> None:

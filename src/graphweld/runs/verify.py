@@ -54,6 +54,8 @@ class Verdict:
     problems: list[str] = field(default_factory=list)
     # The measure that decided, as "graph breaks 2 -> 0", or "" when the picture is unchanged.
     progress: str = ""
+    # Whether printed output, log records and warnings were compared (not for unsafe changes).
+    shown_checked: bool = False
 
     @property
     def ok(self) -> bool:
@@ -107,6 +109,7 @@ def judge(before: RunReport, after: RunReport, *, check_shown: bool = True, prev
     if differing:
         first = differing[0]
         verdict.problems.append(f"outputs differ from the eager original at {first.path}: {first.detail}")
+    verdict.shown_checked = check_shown
     if check_shown:
         # What the user sees must not change: printed text, log records, warnings, in order (of
         # the eager original; a command, which has none, of its own original run).
@@ -134,8 +137,12 @@ def judge(before: RunReport, after: RunReport, *, check_shown: bool = True, prev
 
 def verdict_line(before: RunReport, after: RunReport, verdict: Verdict) -> str:
     """One line for a person: the verdict, what decided it, and the whole picture."""
-    picture = ", ".join(_describe(measure, before, after) for measure in ORDER)
+    # A measure neither run took (backward graphs outside --train) says nothing.
+    measured = [measure for measure in ORDER if measure.read(before) is not None or measure.read(after) is not None]
+    picture = ", ".join(_describe(measure, before, after) for measure in measured)
     if verdict.ok:
         judged = f"better ({verdict.progress})" if verdict.progress else "compiles the same"
-        return f"verified: outputs equal, {judged}; {picture}"
+        # A command has no outputs to compare: only what it prints (and its tests) speak for it.
+        checked = [text for text, done in (("outputs equal", verdict.comparisons), ("printed output the same", verdict.shown_checked)) if done]
+        return f"verified: {', '.join(checked or ['it ran'])}, {judged}; {picture}"
     return f"NOT verified: {'; '.join(verdict.problems)}; {picture}"
