@@ -15,7 +15,6 @@ import atexit
 import importlib.abc
 import importlib.machinery
 import json
-import logging
 import os
 import sys
 from typing import Any
@@ -26,6 +25,7 @@ from graphweld.runs.runner import (
     OverlayFinder,
     ProgramCompiles,
     collect_dynamo_log,
+    keep_log_records,
     parse_break,
     parse_recompile,
     skipped_frames,
@@ -46,15 +46,7 @@ class _Instrumentation:
         if not self.request.get("instrument", True):
             return  # a test command: the rewritten files, nothing watched
         sys.meta_path.insert(0, _AfterImport("torch", self.on_torch))
-        original_handle = logging.Logger.handle
-        records = self.records
-
-        def handle(logger: logging.Logger, record: logging.LogRecord) -> None:
-            if not record.name.startswith("torch"):
-                records.append([record.name, record.levelname, record.getMessage()])
-            original_handle(logger, record)
-
-        logging.Logger.handle = handle  # type: ignore[method-assign]
+        keep_log_records(self.records)
         atexit.register(self.write)
 
     def on_torch(self, torch: Any) -> None:

@@ -37,7 +37,7 @@ import os
 import re
 import sys
 import traceback
-from typing import Any
+from typing import Any, Callable
 
 _SITE = re.compile(r"Graph break .*?in user code at (.+):(\d+)")
 # convert_frame's record of a break it could not resume from, whose site is its user stack.
@@ -474,6 +474,24 @@ def _same_layout(left: Any, right: Any) -> bool:
         return False
 
 
+def keep_log_records(records: list[list[str]]) -> Callable[[], None]:
+    """From now on, every log record not from torch's own loggers is appended to `records` as
+    [logger, level, message] (and handled as before); returns the function that stops it."""
+    original_handle = logging.Logger.handle
+
+    def handle(logger: logging.Logger, record: logging.LogRecord) -> None:
+        if not record.name.startswith("torch"):
+            records.append([record.name, record.levelname, record.getMessage()])
+        original_handle(logger, record)
+
+    logging.Logger.handle = handle  # type: ignore[method-assign]
+
+    def restore() -> None:
+        logging.Logger.handle = original_handle  # type: ignore[method-assign]
+
+    return restore
+
+
 class _OutputRecorder:
     """What a run shows its user: printed text, log records and warnings, in order. Records of
     torch's own loggers and warnings raised inside torch (compilation notices) are not the
@@ -495,21 +513,13 @@ class _OutputRecorder:
         for value in vars(logging.Logger).values():
             if hasattr(value, "cache_clear"):
                 value.cache_clear()
-        original_handle = logging.Logger.handle
-        records = self.records
-
-        def handle(logger: logging.Logger, record: logging.LogRecord) -> None:
-            if not record.name.startswith("torch"):
-                records.append([record.name, record.levelname, record.getMessage()])
-            original_handle(logger, record)
-
-        logging.Logger.handle = handle  # type: ignore[method-assign]
+        restore_logging = keep_log_records(self.records)
         try:
             with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(self.printed):
                 warnings.simplefilter("always")
                 yield self
         finally:
-            logging.Logger.handle = original_handle  # type: ignore[method-assign]
+            restore_logging()
         self.warnings.extend(
             [w.category.__name__, str(w.message)] for w in caught if not str(w.filename).startswith(torch_root)
         )
