@@ -23,7 +23,9 @@ breaks against the installed package; for a model with breaks, the package is co
 fix --entry --unsafe-fixes` rewrites the copy (every kept rewrite verified: outputs of every call
 equal to eager), and `explain` counts again with the copy first on the path. Each model's result
 is appended to the results file (JSON lines) as it finishes; `--resume` skips the classes already
-there, so a long run can be continued. `--report` prints the tables from the results file;
+there, so a long run can be continued. `--no-fix` only counts the breaks (a census); `--refix` then
+fixes the breaking classes of the results file, cheapest first (`--refix --resume`: those not yet
+fixed). `--report` prints the tables from the results file;
 `--survey` compares which models break with a survey results file (the survey's nightly report
 JSON, kept outside this repository).
 """
@@ -198,6 +200,7 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
             fixed, result["fix_error"] = None, f"fix --entry took over {fix_timeout:.0f} s"
         if fixed is not None:
             result["kept"] = {os.path.relpath(path, site): rules for path, rules in fixed["kept"].items()}
+            result["capture"] = best_capture(fixed.get("capture_settings") or [])
             result["dropped"] = [
                 {"path": os.path.relpath(item["path"], site), "line": item["line"], "rule": item["rule"],
                  "form": item["form"], "why": item["why"]}
@@ -210,6 +213,15 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
             result.update(after=None, after_error=str(exc))
     result["seconds"] = round(time.perf_counter() - start, 1)
     return result
+
+
+def best_capture(trials: list[dict]) -> dict | None:
+    """The Dynamo capture setting fix --entry measured best on top of its kept rewrites (fewest
+    breaks, outputs equal to eager; the fewer settings on a tie): what it offers to set next to
+    the program's own torch.compile. None when no setting removed a break."""
+    useful = [t for t in trials if t["outputs_equal"] and t["graph_breaks_after"] < t["graph_breaks_before"]]
+    best = min(useful, key=lambda t: (t["graph_breaks_after"], len(t["settings"])), default=None)
+    return None if best is None else {"settings": best["settings"], "graph_breaks": best["graph_breaks_after"], "graphs": best["graphs_after"]}
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -245,7 +257,7 @@ def main() -> None:
     parser.add_argument("--all-classes", action="store_true", help="every class, not one per config class")
     parser.add_argument("--mode", choices=("eval", "train"), default="eval", help="inference, or training steps (--train)")
     parser.add_argument("--results", help="JSON lines, one per model, appended [default: results/reach-MODE.jsonl]")
-    parser.add_argument("--resume", action="store_true", help="skip the classes the results file has")
+    parser.add_argument("--resume", action="store_true", help="skip the classes the results file has (with --refix: those it has fixed)")
     parser.add_argument("--limit", type=int, help="measure at most this many classes")
     parser.add_argument("--timeout", type=float, default=600, help="seconds for a probe or an explain")
     parser.add_argument("--fix-timeout", type=float, default=2400, help="seconds for fix --entry")
@@ -268,9 +280,13 @@ def main() -> None:
         classes = one_per_config(args.python, classes)
     stored = _load(results_path)
     if args.refix:
-        breaking = {row["class"] for row in stored if row["status"] == "measured" and row["before"]["graph_breaks"]}
-        classes = [name for name in classes if name in breaking] if args.models else sorted(breaking)
-    done = {row["class"] for row in stored} if args.resume and not args.refix else set()
+        breaking = {row["class"]: row for row in stored if row["status"] == "measured" and row["before"]["graph_breaks"]}
+        # Cheapest first, so that a run cut short has fixed the most models.
+        classes = [name for name in classes if name in breaking] if args.models else sorted(breaking, key=lambda name: breaking[name]["seconds"])
+        fixed = {name for name, row in breaking.items() if row.get("after") and "capture" in row}
+        done = fixed if args.resume else set()  # resumed: the classes already measured after a fix
+    else:
+        done = {row["class"] for row in stored} if args.resume else set()
     todo = [name for name in classes if name not in done][: args.limit]
     print(f"transformers {version}, torch {torch_version}: {len(classes)} classes, {len(todo)} to measure", flush=True)
     results_path.parent.mkdir(parents=True, exist_ok=True)
@@ -323,6 +339,12 @@ def report(rows: list[dict], survey: Path | None) -> None:
     if before:
         print(f"breaks on the breaking models: {before} -> {after} ({100 * (before - after) / before:.0f}% removed); "
               f"{whole} of {len(breaking)} now compile whole")  # fmt: skip
+        # The capture setting fix --entry offers, measured on top of the rewrites (global to the
+        # process, so offered next to the program's torch.compile, never written into the package).
+        with_setting = sum((row.get("capture") or row.get("after") or row["before"])["graph_breaks"] for row in breaking)
+        offered = sum(1 for row in breaking if row.get("capture"))
+        print(f"with the capture setting fix --entry offers ({offered} models): {before} -> {with_setting} "
+              f"({100 * (before - with_setting) / before:.0f}% removed)")  # fmt: skip
     print()
     print("| pattern | models | breaks before | after | sites before | after |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
@@ -334,14 +356,15 @@ def report(rows: list[dict], survey: Path | None) -> None:
     for (gb, reason), (models, sites_before, sites_after, breaks_before, breaks_after) in _by(breaking, ("gb", "reason")):
         print(f"| {gb} | {reason[:90]} | {models} | {breaks_before} | {breaks_after} | {sites_before} | {sites_after} |")
     print()
-    print("| model | breaks before | after | graphs before | after | rules kept | dropped |")
-    print("| --- | ---: | ---: | ---: | ---: | --- | ---: |")
+    print("| model | breaks before | after | graphs before | after | rules kept | dropped | with a capture setting |")
+    print("| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |")
     for row in sorted(breaking, key=lambda r: -r["before"]["graph_breaks"]):
         rules = Counter(rule for rules in (row.get("kept") or {}).values() for rule in rules)
         after_row = row.get("after") or {}
         print(f"| {row['class']} | {row['before']['graph_breaks']} | {after_row.get('graph_breaks', '-')} | "
               f"{row['before']['graphs']} | {after_row.get('graphs', '-')} | "
-              f"{', '.join(f'{r} x{n}' for r, n in sorted(rules.items())) or '-'} | {len(row.get('dropped') or [])} |")  # fmt: skip
+              f"{', '.join(f'{r} x{n}' for r, n in sorted(rules.items())) or '-'} | {len(row.get('dropped') or [])} | "
+              f"{_capture_cell(row.get('capture'))} |")  # fmt: skip
     reasons = Counter(re.sub(r"\d+", "N", row["error"])[:100] for row in not_built)
     print()
     print("| not built or not measured | classes |")
@@ -350,6 +373,12 @@ def report(rows: list[dict], survey: Path | None) -> None:
         print(f"| {reason} | {count} |")
     if survey is not None:
         compare_with_survey(rows, survey)
+
+
+def _capture_cell(capture: dict | None) -> str:
+    if not capture:
+        return "-"
+    return f"{capture['graph_breaks']} breaks with {', '.join(capture['settings'])}"
 
 
 def _by(rows: list[dict], key) -> list:  # type: ignore[no-untyped-def]

@@ -50,3 +50,24 @@ def test_nested_outputs_report_the_failing_leaf():
 def test_max_differences_are_reported():
     leaf = compare_outputs(torch.tensor([1.0, 4.0]), torch.tensor([1.5, 4.0]))[0]
     assert leaf.max_abs == 0.5 and leaf.max_rel == 0.5
+
+
+def test_a_leaf_the_compiled_original_already_moves_is_held_to_that_difference():
+    """Inductor's fused sums can move a training step's gradients beyond float32's tolerance
+    before any rewrite; there the rewrite may differ by up to twice as much, and no more. A leaf
+    the compiled original gets right keeps the dtype's tolerance."""
+    from graphweld.runs.compare import noise_floor
+
+    eager = {"grad": torch.tensor([1.0, 2.0]), "loss": torch.tensor(3.0)}
+    compiled_original = {"grad": torch.tensor([1.0, 2.0 + 1e-3]), "loss": torch.tensor(3.0)}
+    noise = noise_floor(eager, compiled_original)
+    assert noise.keys() == {"output['grad']"} and math.isclose(noise["output['grad']"], 1e-3, rel_tol=1e-3)
+
+    within = compare_outputs(eager, {"grad": torch.tensor([1.0 + 1.5e-3, 2.0]), "loss": torch.tensor(3.0)}, noise)
+    assert all(leaf.equal for leaf in within)
+    beyond = compare_outputs(eager, {"grad": torch.tensor([1.0, 2.0 + 3e-3]), "loss": torch.tensor(3.0)}, noise)
+    (failing,) = [leaf for leaf in beyond if not leaf.equal]
+    assert failing.path == "output['grad']" and "the compiled original's own: max abs diff 0.001" in failing.detail
+    # The loss was right before: a rewrite that moves it is held to float32's tolerance.
+    moved_loss = compare_outputs(eager, {"grad": torch.tensor([1.0, 2.0]), "loss": torch.tensor(3.0 + 1e-3)}, noise)
+    assert [leaf.path for leaf in moved_loss if not leaf.equal] == ["output['loss']"]

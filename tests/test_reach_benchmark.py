@@ -90,3 +90,13 @@ def test_break_sites_are_sorted_into_source_patterns(tmp_path: Path):
     # A comprehension's own frame skipped after another break is Python 3.11's, wherever it is.
     skipped = {"file": "/x/transformers/utils/output_capturing.py", "line": 1, "gb": "GB4347", "reason": "", "type": "skipped frame"}
     assert reach.pattern(skipped).startswith("comprehension frame after another break")
+
+
+def test_the_capture_setting_offered_is_the_best_that_kept_outputs_equal():
+    trials = [
+        {"settings": ["capture_scalar_outputs"], "graph_breaks_before": 5, "graph_breaks_after": 3, "graphs_after": 4, "outputs_equal": True},
+        {"settings": ["capture_dynamic_output_shape_ops"], "graph_breaks_before": 5, "graph_breaks_after": 1, "graphs_after": 2, "outputs_equal": False},
+        {"settings": ["capture_scalar_outputs", "capture_dynamic_output_shape_ops"], "graph_breaks_before": 5, "graph_breaks_after": 3, "graphs_after": 4, "outputs_equal": True},
+    ]
+    assert reach.best_capture(trials) == {"settings": ["capture_scalar_outputs"], "graph_breaks": 3, "graphs": 4}
+    assert reach.best_capture([{**trials[0], "graph_breaks_after": 5}]) is None

@@ -1,7 +1,8 @@
 """Deciding whether a rewrite verified.
 
 Required: the compiled-after outputs of every call equal the eager-before outputs of the same
-call, and (for safe fixes) what the program shows is the same: printed output, log records and
+call (a leaf the compiled original already gets wrong beyond the dtype's tolerance within twice
+its difference: compare.py), and (for safe fixes) what the program shows is the same: printed output, log records and
 warnings, each in order. Then the compile picture must not get worse, judged in this order:
 skipped frames, whether `fullgraph=True` compiles, graph breaks, recompiles, graphs, and for a
 training run the backward graphs. The first of
@@ -18,7 +19,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
-from graphweld.runs.compare import LeafComparison, compare_outputs
+from graphweld.runs.compare import LeafComparison, compare_outputs, noise_floor
 from graphweld.runs.entry import EntryError, RunFailed, RunReport
 
 
@@ -83,16 +84,20 @@ def failed(error: EntryError) -> Verdict:
     return Verdict([], [f"the compiled run fails with {reason}"])
 
 
-def compare_calls(before: RunReport, after: RunReport) -> list[LeafComparison]:
+def compare_calls(before: RunReport, after: RunReport, *, compile_noise: bool = False) -> list[LeafComparison]:
     """Each call's compiled-after outputs against the same call's eager-before outputs (the first
-    call's leaves are `output...`, a later call's `call N: output...`)."""
+    call's leaves are `output...`, a later call's `call N: output...`). With `compile_noise`, a
+    leaf where the compiled original (`before`'s compiled run) already differs from eager is held
+    to that difference, twice over (compare.py says why)."""
     if "eager" not in before.outputs and "eager_calls" not in before.outputs:
         return []  # a command: no eager twin, its own oracle judges it
     reference = before.outputs.get("eager_calls", [before.outputs["eager"]])
     compiled = after.outputs.get("compiled_calls", [after.outputs["compiled"]])
+    original = before.outputs.get("compiled_calls", [before.outputs["compiled"]] if "compiled" in before.outputs else [])
     comparisons = []
     for index, (expected, actual) in enumerate(zip(reference, compiled)):
-        for leaf in compare_outputs(expected, actual):
+        noise = noise_floor(expected, original[index]) if compile_noise and index < len(original) else None
+        for leaf in compare_outputs(expected, actual, noise):
             comparisons.append(leaf if index == 0 else dataclasses.replace(leaf, path=f"call {index + 1}: {leaf.path}"))
     if len(reference) != len(compiled):
         comparisons.append(LeafComparison("calls", False, f"{len(reference)} eager calls vs {len(compiled)} compiled"))
@@ -103,7 +108,7 @@ def judge(before: RunReport, after: RunReport, *, check_shown: bool = True, prev
     """`before` holds the eager reference (and its compiled picture); `after` a compiled run. The
     picture is judged against `previous` (default `before`): the run the rewrite started from."""
     previous = previous or before
-    comparisons = compare_calls(before, after)
+    comparisons = compare_calls(before, after, compile_noise=True)
     verdict = Verdict(comparisons)
     differing = [leaf for leaf in comparisons if not leaf.equal]
     if differing:
