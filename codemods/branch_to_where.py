@@ -73,7 +73,8 @@ class BranchToWhere(Rule):
     value that may be a boolean mask (a data-dependent shape) or slice by a value; hoisted cache
     statements run on inputs that did not need them, which matters if what they call is
     expensive or has effects. A branch holding anything else (I/O, `raise`, `return`, loops,
-    different statements) is left alone; so is a branch on a value not known to be a tensor.
+    different statements) is left alone; so is a branch on a value not known to be a tensor, and
+    one that selects `None` (not a tensor: FSMT's `if not mask.any(): mask = None`).
     A buffer is registered again with the selected value, as the branches did, not written in
     place: measured on torch 2.13 (`fix --entry` calls the program three times and counts
     recompiles), registering it again makes no later call recompile, while `buf.copy_(...)` would
@@ -278,6 +279,9 @@ def _single_assignment(
 
 
 def _require_pure(value: cst.BaseExpression, values: FunctionValues) -> None:
+    if isinstance(value, cst.Name) and value.value == "None":
+        # FSMT's `if not mask.any(): mask = None`: no tensor to select, only a different type.
+        raise Refused("one side is `None`, which `torch.where` cannot select")
     reason = values.impurity(value)
     if reason:
         raise Refused(f"both sides would be computed on every input, and {reason}")
