@@ -1,4 +1,4 @@
-"""guard-to-check: `if <tensor condition>: raise Error(msg)` becomes a check inside the graph."""
+"""guard-to-check: `if <tensor condition>: raise Error(msg)` (or `assert <tensor condition>`) becomes a check inside the graph."""
 
 from __future__ import annotations
 
@@ -57,6 +57,14 @@ class GuardToCheck(Rule):
     of breaking the graph to decide the `if` (without the setting, the `.item()` itself breaks
     and the rewrite changes nothing else). Unsafe for the same change of exception type.
 
+    An `assert` on a tensor's value (`assert x_max.isnan().sum() == 0 and x_min.isnan().sum() == 0,
+    "NaN detected"`, IBert's activation observer in training) breaks the same way. It becomes one
+    `torch._assert_async(operand, "message")` per operand of its `and`, in order: the first that
+    fails raises, as the `and` stops at its first false operand. Only when every operand is known
+    to be a tensor (or a run saw the break at the `assert` and it has one operand), and the message
+    is a string literal or absent. Unsafe: a failed check raises `RuntimeError` instead of
+    `AssertionError` (asynchronously on CUDA), and the check now runs under `python -O` too.
+
     A check written with torch's own helper, `torch._check_tensor_all(cond)` (or
     `torch._check_tensor_all_with(ErrorType, cond, message)`), reads the tensor's value with
     `.item()` inside torch, and breaks there (GB0124; transformers' `torch_compilable_check`, in
@@ -69,13 +77,17 @@ class GuardToCheck(Rule):
     id = "guard-to-check"
     reference = "https://docs.pytorch.org/docs/stable/generated/torch._assert_async.html"
     summary = "Turn a validation guard on a tensor's value into `torch._assert_async` (`torch._check` after `.item()`)"
-    trigger_words = ("raise", "_check_tensor_all", "_check_tensor_all_with")
+    trigger_words = ("raise", "assert", "_check_tensor_all", "_check_tensor_all_with")
     needs_breaker_call = False
     node_types = (cst.If, cst.SimpleStatementLine)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        """`torch._check_tensor_all(cond)`: the check in the graph, without `.item()`."""
+        """`torch._check_tensor_all(cond)`: the check in the graph, without `.item()`. `assert
+        <tensor condition>`: the same, with `torch._assert_async`."""
         context = self.context
+        if len(node.body) == 1 and isinstance(node.body[0], cst.Assert) and context.in_compiled_region:
+            self._assert_to_check(node, node.body[0])
+            return
         if len(node.body) != 1 or not isinstance(node.body[0], cst.Expr) or not context.in_compiled_region:
             return
         call = node.body[0].value
@@ -108,6 +120,44 @@ class GuardToCheck(Rule):
                 f"`{context.code(node)}` reads the tensor's value with `.item()` inside torch and breaks the graph; "
                 f"check it in the graph with `{torch_name}._assert_async` (unsafe: {changes}, asynchronously on "
                 f"CUDA{dropped})"
+            ),
+            safety=Safety.UNSAFE,
+        )
+
+    def _assert_to_check(self, node: cst.SimpleStatementLine, statement: cst.Assert) -> None:
+        """`assert A and B, "message"` on tensors: one `torch._assert_async` per operand, in order."""
+        context = self.context
+        function = context.current_function
+        if function is None:
+            return
+        values = context.function_values(function)
+        operands = _conjuncts(statement.test)
+        seen_by_run = context.branches_on_tensor_per_run(node)
+        if not (seen_by_run or all(values.is_tensor(operand) for operand in operands)):
+            return
+        if any(not values.is_tensor(operand) for operand in operands) and len(operands) > 1:
+            return  # only the whole test is known to be a tensor's: an operand may be a Python bool
+        torch_name = context.regions.imports.local_name("torch")
+        if torch_name is None:
+            return
+        message = statement.msg
+        if message is not None and not (
+            isinstance(message, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(message.evaluated_value, str)
+        ):
+            self.report(node, f"assertion on a tensor's value `{context.code(node)}` is not rewritten: its message is not a string literal")
+            return
+        message_code = [] if message is None else [source(message.with_changes(lpar=[], rpar=[]), context.module)]
+        lines = [call_code(f"{torch_name}._assert_async", [source(operand, context.module), *message_code], 88) for operand in operands]
+        replacements = [cst.parse_statement(line + "\n") for line in lines]
+        replacements[0] = replacements[0].with_changes(leading_lines=node.leading_lines)
+        self.propose(
+            node,
+            replacements,
+            anchor=node,
+            message=(
+                f"assertion on a tensor's value `{context.code(node)}` breaks the graph; check it in the graph with "
+                f"`{torch_name}._assert_async` (unsafe: a failed check raises RuntimeError instead of AssertionError, "
+                "asynchronously on CUDA, and runs under `python -O` too)"
             ),
             safety=Safety.UNSAFE,
         )
@@ -165,6 +215,14 @@ class GuardToCheck(Rule):
                 "the graph stays whole only with capture_scalar_outputs)"
             )
         self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """`A and B and C` as [A, B, C] (asserting each in order is asserting the `and`: the first
+    false one fails, and the ones after it are not evaluated); any other test as itself."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
 
 
 def _reads_item(test: cst.BaseExpression, values: FunctionValues) -> bool:

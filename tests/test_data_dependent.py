@@ -46,6 +46,7 @@ def before_and_after(case: str) -> tuple[object, object]:
         ),
         ("branch-to-cond/one_sided_temporary", "norm", [(torch.ones(2, 3),), (torch.zeros(2, 3),)]),
         ("guard-to-check/negated_with_logical_not", "normalize", [(torch.ones(3),), (torch.arange(1.0, 4.0),)]),
+        ("guard-to-check/assert_on_tensor", "observe", [(torch.arange(1.0, 5.0),), (torch.ones(3),)]),
         (
             "branchless-guard/hf_fp16_clamp",
             "layer",
@@ -205,3 +206,13 @@ def test_explain_names_the_fix_at_the_call_for_a_break_inside_the_callees_loop(t
     loop_lines = range(10, 15)  # the `for` over the shapes tensor in Model.proposals
     in_loop = [site for site in json.loads(result.stdout)["sites"] if site["line"] in loop_lines]
     assert in_loop and all(site["rule"] == "iterate-source-list" for site in in_loop), in_loop
+
+
+def test_a_failed_assertion_still_fails_with_its_message():
+    before, after = before_and_after("guard-to-check/assert_on_tensor")
+    nan = torch.tensor([1.0, float("nan")])
+    with pytest.raises(AssertionError, match="NaN detected"):
+        before.observe.__wrapped__(nan)  # eagerly, as written
+    torch._dynamo.reset()
+    with pytest.raises(RuntimeError, match="NaN detected"):
+        torch.compile(after.observe.__wrapped__, backend="eager", fullgraph=True)(nan)
