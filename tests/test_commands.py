@@ -124,6 +124,8 @@ def test_fix_with_a_command_keeps_what_the_run_and_the_tests_accept(project: Pat
     # Guarding the helper's print (unsafe) silences it in compiled runs: the test that reads it fails.
     (guard,) = [item for item in data["tried"] if not item["kept"]]
     assert (guard["rule"], guard["form"]) == ("isolate-io", "guard") and "the tests fail" in guard["why"]
+    # Why, as pytest's summary names it (not a warning printed on the way).
+    assert "FAILED tests/test_model.py::test_the_compiled_model_reports_its_norm" in guard["why"]
     assert data["before"]["skipped_frames"] == 1 and data["after"]["skipped_frames"] == 0
     fixed = (project / "model.py").read_text()
     assert fixed != original and '_deferred_print("scaled by", scale)' in fixed and 'print("norm", h.norm())' in fixed
@@ -146,3 +148,15 @@ def test_the_pytest_plugin_reports_breaks_per_test_and_can_fail_the_session(proj
     )
     clean = subprocess.run([*run, "--graphweld-fail-on-breaks", "-k", "shape"], capture_output=True, text=True)
     assert clean.returncode == 0 and "No test hit a graph break." in clean.stdout
+
+
+def test_a_failing_program_says_why_in_one_line():
+    from graphweld.runs.command import _error_line
+
+    warning = ["/site-packages/pytest_asyncio/plugin.py:306: PytestDeprecationWarning: The configuration option", "  warnings.warn(x)"]
+    traceback = ["Traceback (most recent call last):", '  File "train.py", line 3, in <module>', "RuntimeError: mat1 and mat2 shapes"]
+    summary = ["..F", "FAILED tests/test_model.py::test_norm - AssertionError: assert 'norm' in ''", "1 failed, 1 passed in 2.26s"]
+    assert _error_line(warning + traceback, [], 1) == "RuntimeError: mat1 and mat2 shapes"
+    assert _error_line(warning, summary, 1) == "FAILED tests/test_model.py::test_norm - AssertionError: assert 'norm' in ''"
+    assert _error_line([], ["== 1 error in 0.1s =="], 2) == "1 error in 0.1s"
+    assert _error_line([], [], 3) == "it exited with code 3"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -100,23 +101,36 @@ def _run(command: Command, overlay: dict[str, str], options: dict[str, Any], tim
             if name.startswith("result-") and name.endswith(".json"):
                 with open(os.path.join(scratch, name), encoding="utf-8") as handle:
                     processes.append(json.load(handle))
-    lines = completed.stderr.strip().splitlines()
     return {
         "exit_code": completed.returncode,
         "stdout": completed.stdout,
         "stderr": completed.stderr,
-        "error": _error_line(lines, completed.returncode),
+        "error": _error_line(completed.stderr.strip().splitlines(), completed.stdout.strip().splitlines(), completed.returncode),
         "processes": processes,
         "fullgraph_requested": any(process["fullgraph_requested"] for process in processes),
     }
 
 
-def _error_line(lines: list[str], code: int) -> str:
-    """The line a failing program's traceback ends with (the exception), or its last line."""
-    for line in reversed(lines):
-        if line and not line.startswith((" ", "\t")) and ":" in line:
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b")
+# pytest's short summary: the first failing test, and why.
+_PYTEST_FAILURE = re.compile(r"^(FAILED|ERROR) \S")
+
+
+def _error_line(stderr: list[str], stdout: list[str], code: int) -> str:
+    """Why a program failed, in one line: the exception its traceback ends with; for a test run,
+    the first failure pytest's summary names; else the last line it printed (a warning printed
+    on the way is not why)."""
+    for line in reversed(stderr):
+        if _EXCEPTION_LINE.match(line):
             return line.strip()
-    return lines[-1].strip() if lines else f"it exited with code {code}"
+    for line in stdout:
+        if _PYTEST_FAILURE.match(line):
+            return line.strip()
+    for lines in (stdout, stderr):
+        for line in reversed(lines):
+            if line.strip() and not line.startswith((" ", "\t")):
+                return line.strip(" =")
+    return f"it exited with code {code}"
 
 
 def _report(result: dict[str, Any], fullgraph_error: str | None = None) -> RunReport:
