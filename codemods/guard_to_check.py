@@ -61,8 +61,9 @@ class GuardToCheck(Rule):
     "NaN detected"`, IBert's activation observer in training) breaks the same way. It becomes one
     `torch._assert_async(operand, "message")` per operand of its `and`, in order: the first that
     fails raises, as the `and` stops at its first false operand. Only when every operand is known
-    to be a tensor (or a run saw the break at the `assert` and it has one operand), and the message
-    is a string literal or absent. Unsafe: a failed check raises `RuntimeError` instead of
+    to be a tensor, or a run saw the break at the `assert` and no operand is a bare name or
+    constant that may be a Python value (an operand that is not a tensor makes the run fail, and
+    the rewrite is dropped), and the message is a string literal or absent. Unsafe: a failed check raises `RuntimeError` instead of
     `AssertionError` (asynchronously on CUDA), and the check now runs under `python -O` too.
 
     A check written with torch's own helper, `torch._check_tensor_all(cond)` (or
@@ -135,8 +136,9 @@ class GuardToCheck(Rule):
         seen_by_run = context.branches_on_tensor_per_run(node)
         if not (seen_by_run or all(values.is_tensor(operand) for operand in operands)):
             return
-        if any(not values.is_tensor(operand) for operand in operands) and len(operands) > 1:
-            return  # only the whole test is known to be a tensor's: an operand may be a Python bool
+        maybe_python = (cst.Name, cst.BaseString, cst.UnaryOperation)
+        if any(isinstance(operand, maybe_python) and not values.is_tensor(operand) for operand in operands):
+            return  # a bare name or constant may be a Python value: `_assert_async` takes tensors only
         torch_name = context.regions.imports.local_name("torch")
         if torch_name is None:
             return

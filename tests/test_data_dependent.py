@@ -14,6 +14,7 @@ from test_entry import EAGER, invoke
 from test_golden import settings_for
 
 from graphweld.engine import fix_text
+from graphweld.settings import Settings
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -211,8 +212,40 @@ def test_explain_names_the_fix_at_the_call_for_a_break_inside_the_callees_loop(t
 def test_a_failed_assertion_still_fails_with_its_message():
     before, after = before_and_after("guard-to-check/assert_on_tensor")
     nan = torch.tensor([1.0, float("nan")])
+    torch._dynamo.reset()
     with pytest.raises(AssertionError, match="NaN detected"):
-        before.observe.__wrapped__(nan)  # eagerly, as written
+        before.observe(nan)  # the assert runs eagerly, after the break
     torch._dynamo.reset()
     with pytest.raises(RuntimeError, match="NaN detected"):
-        torch.compile(after.observe.__wrapped__, backend="eager", fullgraph=True)(nan)
+        after.observe(nan)
+
+
+IBERT_OBSERVER = '''import torch
+import torch.nn as nn
+
+
+class QuantAct(nn.Module):
+    def forward(self, x, identity=None):
+        x_act = x if identity is None else identity + x
+        x_min = x_act.data.min()
+        x_max = x_act.data.max()
+        assert x_max.isnan().sum() == 0 and x_min.isnan().sum() == 0, (
+            "NaN detected when computing min/max of the activation"
+        )
+        return x_act * 2
+'''
+
+
+def test_an_assert_the_run_saw_break_is_checked_in_the_graph():
+    """Nothing in IBert's observer says `x` is a tensor; the run saw Dynamo stop on data-dependent
+    branching at the assert, and that is enough to rewrite it (--unsafe-fixes)."""
+    settings = Settings(unsafe_fixes=True)
+    assert fix_text(IBERT_OBSERVER, "quant_modules.py", settings).text == IBERT_OBSERVER
+    fixed = fix_text(IBERT_OBSERVER, "quant_modules.py", settings, site_lines=frozenset({10}), data_dependent_lines=frozenset({10})).text
+    assert fixed.count("torch._assert_async(") == 2 and "assert " not in fixed
+    before, after = load_module(IBERT_OBSERVER).QuantAct(), load_module(fixed).QuantAct()
+    x = torch.randn(2, 3)
+    original, rewritten = compile_stats(before, x), compile_stats(after, x)
+    assert original.graphs > 1 or original.skipped_frames
+    assert (rewritten.graphs, rewritten.skipped_frames) == (1, 0)
+    torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)
