@@ -63,8 +63,9 @@ class GuardToCheck(Rule):
     fails raises, as the `and` stops at its first false operand. Only when every operand is known
     to be a tensor, or a run saw the break at the `assert` and no operand is a bare name or
     constant that may be a Python value (an operand that is not a tensor makes the run fail, and
-    the rewrite is dropped), and the message is a string literal or absent. Unsafe: a failed check raises `RuntimeError` instead of
-    `AssertionError` (asynchronously on CUDA), and the check now runs under `python -O` too.
+    the rewrite is dropped), and the message is a string literal or absent. Unsafe: a failed check
+    raises `RuntimeError` instead of `AssertionError` (asynchronously on CUDA), and the check now
+    runs under `python -O` too.
 
     A check written with torch's own helper, `torch._check_tensor_all(cond)` (or
     `torch._check_tensor_all_with(ErrorType, cond, message)`), reads the tensor's value with
@@ -105,9 +106,7 @@ class GuardToCheck(Rule):
         torch_name = context.regions.imports.local_name("torch")
         if torch_name is None:
             return
-        literal = message and isinstance(message[0], (cst.SimpleString, cst.ConcatenatedString)) and isinstance(
-            message[0].evaluated_value, str
-        )
+        literal = bool(message) and _is_string_literal(message[0])
         check = f"{torch_name}.all({source(condition, context.module)})"
         code = call_code(f"{torch_name}._assert_async", [check, source(message[0], context.module)] if literal else [check], 88)
         replacement = cst.parse_statement(code + "\n").with_changes(leading_lines=node.leading_lines)
@@ -143,9 +142,7 @@ class GuardToCheck(Rule):
         if torch_name is None:
             return
         message = statement.msg
-        if message is not None and not (
-            isinstance(message, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(message.evaluated_value, str)
-        ):
+        if message is not None and not _is_string_literal(message):
             self.report(node, f"assertion on a tensor's value `{context.code(node)}` is not rewritten: its message is not a string literal")
             return
         message_code = [] if message is None else [source(message.with_changes(lpar=[], rpar=[]), context.module)]
@@ -219,6 +216,11 @@ class GuardToCheck(Rule):
         self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
 
 
+def _is_string_literal(node: cst.BaseExpression) -> bool:
+    """A plain string literal, possibly implicitly concatenated (not an f-string, not bytes)."""
+    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(node.evaluated_value, str)
+
+
 def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     """`A and B and C` as [A, B, C] (asserting each in order is asserting the `and`: the first
     false one fails, and the ones after it are not evaluated); any other test as itself."""
@@ -260,7 +262,7 @@ def _exception_and_message(exc: cst.BaseExpression) -> tuple[str, str | None]:
             return name, ""
         if len(exc.args) == 1 and exc.args[0].keyword is None and not exc.args[0].star:
             value = exc.args[0].value
-            if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(value.evaluated_value, str):
+            if _is_string_literal(value):
                 return name, cst.Module([]).code_for_node(value).strip()
         return name, None
     return cst.Module([]).code_for_node(exc), ""
