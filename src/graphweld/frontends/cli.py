@@ -243,10 +243,6 @@ def fix(
     raise click.exceptions.Exit(code)
 
 
-def _described_target(target: Target) -> str:
-    return "the entry eagerly (the reference) and compiled" if isinstance(target, EntryTarget) else f"the command `{target.name}`"
-
-
 def _fix_interactive(paths: Sequence[str], settings: Settings, target: Target | None, show_traceback: bool) -> int:
     import signal
 
@@ -262,7 +258,7 @@ def _fix_interactive(paths: Sequence[str], settings: Settings, target: Target | 
 
         try:
             with StepProgress(_stderr(), "review") as steps:
-                steps.step(f"running {_described_target(target)}")
+                steps.step(f"running {target.reference_run}")
                 verify, sites = review_verifier(target, paths, settings)
         except EntryError as exc:
             raise _entry_failure(exc, show_traceback)

@@ -25,6 +25,8 @@ class Target(Protocol):
     name: str
     runs: RunSettings
     test: Command | None
+    # What `reference()` runs, for progress messages.
+    reference_run: str
 
     def reference(self) -> RunReport:
         """The run a rewrite is judged against (before any change)."""
@@ -60,6 +62,11 @@ class EntryTarget:
     def name(self) -> str:
         return self.entry
 
+    @property
+    def reference_run(self) -> str:
+        """What `reference()` runs, for progress messages."""
+        return "the entry eagerly (the reference) and compiled"
+
     def reference(self) -> RunReport:
         return self.runs.run(self.entry)
 
@@ -84,6 +91,11 @@ class CommandTarget:
     def name(self) -> str:
         return str(self.command)
 
+    @property
+    def reference_run(self) -> str:
+        """What `reference()` runs, for progress messages."""
+        return f"the command `{self.name}`"
+
     def reference(self) -> RunReport:
         return self.compiled({})
 
@@ -93,15 +105,18 @@ class CommandTarget:
 
     def judge(self, before: RunReport, after: RunReport, *, check_shown: bool, previous: RunReport) -> Verdict:
         verdict = judge(before, after, check_shown=check_shown, previous=previous)
-        if check_shown and "printed output differs from the eager original" in verdict.problems:
+        if check_shown and _PRINTED_DIFFERS in verdict.problems:
             # Lines the original prints differently from run to run (timings) are not the fix's.
             if self._second_reference is None:
                 self._second_reference = self.reference()
             varying = _varying_lines(before.compiled_stdout or "", self._second_reference.compiled_stdout or "")
             if _masked(before.compiled_stdout or "", varying) == _masked(after.compiled_stdout or "", varying):
-                verdict.problems.remove("printed output differs from the eager original")
-        verdict.problems = [problem.replace("the eager original", "the original command") for problem in verdict.problems]
+                verdict.problems.remove(_PRINTED_DIFFERS)
         return verdict
+
+
+# The judgement's problem when a command's output is not its original run's.
+_PRINTED_DIFFERS = "printed output differs from the original command"
 
 
 def _varying_lines(first: str, second: str) -> set[int]:

@@ -100,10 +100,7 @@ def fix_verified(
     note: Callable[[str], None] = lambda message: None,
 ) -> VerifiedFix:
     """The whole verified fix; with `write`, the kept rewrites (and a capture setting) written."""
-    progress(
-        "running the entry eagerly (the reference) and compiled" if isinstance(target, EntryTarget)
-        else f"running the command: {target.name}"
-    )
+    progress(f"running {target.reference_run}")
     before = target.reference()
     result = VerifiedFix(before=before)
     files, _ = discover(paths, settings.exclude)

@@ -2,8 +2,8 @@
 
 Required: the compiled-after outputs of every call equal the eager-before outputs of the same
 call (a leaf the compiled original already gets wrong beyond the dtype's tolerance within twice
-its difference: compare.py), and (for safe fixes) what the program shows is the same: printed output, log records and
-warnings, each in order. Then the compile picture must not get worse, judged in this order:
+its difference: compare.py), and (for safe fixes) what the program shows is the same: printed
+output, log records and warnings, each in order. Then the compile picture must not get worse, judged in this order:
 skipped frames, whether `fullgraph=True` compiles, graph breaks, recompiles, graphs, and for a
 training run the backward graphs. The first of
 these that changed decides: a rewrite that removes a skipped frame is progress even if it shows
@@ -119,13 +119,14 @@ def judge(before: RunReport, after: RunReport, *, check_shown: bool = True, prev
         # What the user sees must not change: printed text, log records, warnings, in order (of
         # the eager original; a command, which has none, of its own original run).
         eager = before.eager_stdout is not None
+        original = "the eager original" if eager else "the original command"
         for problem, reference, compiled in (
             ("printed output differs", before.eager_stdout if eager else before.compiled_stdout, after.compiled_stdout),
             ("log records differ", before.eager_log_records if eager else before.compiled_log_records, after.compiled_log_records),
             ("warnings differ", before.eager_warnings if eager else before.compiled_warnings, after.compiled_warnings),
         ):
             if compiled != reference:
-                verdict.problems.append(f"{problem} from the eager original")
+                verdict.problems.append(f"{problem} from {original}")
     if previous.compiled_by != after.compiled_by:
         verdict.problems.append(f"compiled by {previous.compiler} before, by {after.compiler} after")
         return verdict
