@@ -12,6 +12,7 @@ from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
 from graphweld.codemods.isolate_io import IsolateIO
 from graphweld.codemods.layerdrop_guard import LayerdropGuard
+from graphweld.codemods.moe_dense_dispatch import MoeDenseDispatch
 from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
 from graphweld.codemods.split_train_step import SplitTrainStep
@@ -28,6 +29,7 @@ RULES = (
     DlpackCustomOp,
     BranchlessGuard,
     LayerdropGuard,
+    MoeDenseDispatch,
     BranchToWhere,
     BranchToCond,
     GuardToCheck,
@@ -52,6 +54,7 @@ __all__ = [
     "IsolateIO",
     "LayerdropGuard",
     "IterateSourceList",
+    "MoeDenseDispatch",
     "NonstrictHelper",
     "SplitTrainStep",
     "UnrollLoop",

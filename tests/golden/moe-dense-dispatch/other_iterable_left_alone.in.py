@@ -1,0 +1,34 @@
+# settings: unsafe_fixes=true
+import torch
+from torch import nn
+
+
+class SparseMoeBlock(nn.Module):
+    def __init__(self, hidden_dim=8, num_experts=4, top_k=2):
+        super().__init__()
+        self.top_k = top_k
+        self.num_experts = num_experts
+        self.gate = nn.Linear(hidden_dim, num_experts, bias=False)
+        self.experts = nn.ModuleList([nn.Linear(hidden_dim, hidden_dim) for _ in range(num_experts)])
+
+    def forward(self, hidden_states):
+        batch_size, sequence_length, hidden_dim = hidden_states.shape
+        hidden_states = hidden_states.view(-1, hidden_dim)
+        router_logits = self.gate(hidden_states)
+        routing_weights = torch.softmax(router_logits, dim=1)
+        routing_weights, selected_experts = torch.topk(routing_weights, self.top_k, dim=-1)
+        final_hidden_states = torch.zeros_like(hidden_states)
+        expert_mask = torch.nn.functional.one_hot(selected_experts, num_classes=self.num_experts).permute(2, 1, 0)
+
+        # Loop over the experts that have tokens.
+        expert_hit = torch.greater(expert_mask.sum(dim=(-1, -2)), 0).nonzero()
+        for expert_idx in expert_hit.tolist():
+            expert_layer = self.experts[expert_idx[0]]
+            idx, top_x = torch.where(expert_mask[expert_idx].squeeze(0))
+            current_state = hidden_states[None, top_x].reshape(-1, hidden_dim)
+            current_hidden_states = expert_layer(current_state) * routing_weights[top_x, idx, None]
+            final_hidden_states.index_add_(0, top_x, current_hidden_states.to(hidden_states.dtype))
+        return final_hidden_states.reshape(batch_size, sequence_length, hidden_dim)
+
+
+model = torch.compile(SparseMoeBlock())
