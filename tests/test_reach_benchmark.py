@@ -100,3 +100,19 @@ def test_the_capture_setting_offered_is_the_best_that_kept_outputs_equal():
     ]
     assert reach.best_capture(trials) == {"settings": ["capture_scalar_outputs"], "graph_breaks": 3, "graphs": 4}
     assert reach.best_capture([{**trials[0], "graph_breaks_after": 5}]) is None
+
+
+def test_the_moe_cost_benchmark_reads_experts_and_top_k_from_the_config(capsys):
+    import moe_cost
+
+    assert moe_cost.flop_factor(transformers.MixtralConfig()) == (8, 2)
+    assert moe_cost.flop_factor(transformers.SwitchTransformersConfig()) == (8, 1)  # top-1 routing, no key
+    assert moe_cost.flop_factor(transformers.LlamaConfig()) is None
+    timing = {"cold_s": 2.0, "warm_s": 0.02}
+    moe_cost.report([
+        {"class": "MixtralForCausalLM", "status": "measured", "rewritten_loops": 1, "flop_factor": 4.0,
+         "before_eager": timing, "after_eager": timing, "before_compiled": timing,
+         "after_compiled": {**timing, "max_diff_to_eager": 2e-6}},
+    ])  # fmt: skip
+    row = capsys.readouterr().out.splitlines()[-1]
+    assert row == "| MixtralForCausalLM | 4.0 | 1 | 20 ms | 20 ms | 20 ms | 20 ms | 2.0 s | 2.0 s | 2.0e-06 |"
