@@ -7,6 +7,7 @@ from graphweld.codemods.branch_to_cond import BranchToCond
 from graphweld.codemods.branch_to_where import BranchToWhere
 from graphweld.codemods.branchless_guard import BranchlessGuard
 from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
+from graphweld.codemods.eager_module_setup import EagerModuleSetup
 from graphweld.codemods.guard_to_check import GuardToCheck
 from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
@@ -34,6 +35,7 @@ RULES = (
     BranchToCond,
     GuardToCheck,
     IterateSourceList,
+    EagerModuleSetup,
     NonstrictHelper,
     UnrollLoop,
     HoistWith,
@@ -48,6 +50,7 @@ __all__ = [
     "BranchToWhere",
     "BranchlessGuard",
     "DlpackCustomOp",
+    "EagerModuleSetup",
     "GuardToCheck",
     "HoistTry",
     "HoistWith",
