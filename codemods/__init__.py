@@ -13,6 +13,7 @@ from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
 from graphweld.codemods.isolate_io import IsolateIO
 from graphweld.codemods.layerdrop_guard import LayerdropGuard
+from graphweld.codemods.local_buffer_cast import LocalBufferCast
 from graphweld.codemods.moe_dense_dispatch import MoeDenseDispatch
 from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
@@ -31,6 +32,7 @@ RULES = (
     BranchlessGuard,
     LayerdropGuard,
     MoeDenseDispatch,
+    LocalBufferCast,
     BranchToWhere,
     BranchToCond,
     GuardToCheck,
@@ -56,6 +58,7 @@ __all__ = [
     "HoistWith",
     "IsolateIO",
     "LayerdropGuard",
+    "LocalBufferCast",
     "IterateSourceList",
     "MoeDenseDispatch",
     "NonstrictHelper",
