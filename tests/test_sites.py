@@ -8,7 +8,7 @@ import os
 import torch
 import transformers
 
-from graphweld.runs.entry import BreakSite, is_library_file
+from graphweld.runs.entry import BreakSite, RunReport, is_library_file
 from graphweld.runs.runner import parse_break, parse_recompile, skipped_frames
 
 LOG = """Graph break in user code at /usr/lib/python3.11/inspect.py:1751
@@ -122,3 +122,17 @@ def test_a_recompile_record_gives_the_function_and_the_guard_that_failed():
         "reason": "0/0: self._modules['block'].calls == 1  # if self.calls > 0:  # entry.py:16 in forward",
     }
     assert parse_recompile("Graph break in user code at x.py:1") is None
+
+
+def test_a_break_logged_again_without_its_stack_keeps_the_stack_that_places_it_in_user_code():
+    # Dynamo prints a break's user stack once, then "user stack suppressed due to duplicate graph
+    # break"; CTRL's buffer assignment breaks inside torch's `register_buffer`, and only the stack
+    # places it at the model's own line.
+    stack = (("/site/model.py", 319, "forward"), ("/torch/nn/modules/module.py", 587, "register_buffer"))
+    first = BreakSite("/torch/nn/modules/module.py", 587, "GB4841", "Unsupported python_type() call", "", False, stack=stack)
+    again = BreakSite("/torch/nn/modules/module.py", 587, "GB4841", "Unsupported python_type() call", "", True)
+    report = RunReport("cpu", torch.__version__, {}, breaks=[first, again])
+    (site,) = report.sites
+    assert site.count == 2 and site.skipped_frame
+    moved = site.in_code(lambda file: file.startswith("/site/"))
+    assert moved is not None and (moved.file, moved.line) == ("/site/model.py", 319)

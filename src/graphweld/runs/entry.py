@@ -221,8 +221,12 @@ class RunReport:
         for site in self.breaks:
             key = (site.file, site.line, site.gb)
             counts[key] = counts.get(key, 0) + 1
-            if key not in seen or (site.skipped_frame and not seen[key].skipped_frame):
+            if key not in seen:
                 seen[key] = site
+            elif site.skipped_frame and not seen[key].skipped_frame:
+                # Dynamo logs a break's user stack once ("suppressed due to duplicate graph
+                # break" after): the stack places a break inside library code in the user's.
+                seen[key] = dataclasses.replace(site, stack=site.stack or seen[key].stack)
         unique = (dataclasses.replace(site, count=counts[key]) for key, site in seen.items())
         return sorted(unique, key=lambda s: (s.file, s.line))
 
