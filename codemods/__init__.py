@@ -6,6 +6,7 @@
 from graphweld.codemods.branch_to_cond import BranchToCond
 from graphweld.codemods.branch_to_where import BranchToWhere
 from graphweld.codemods.branchless_guard import BranchlessGuard
+from graphweld.codemods.capture_hooks_at_init import CaptureHooksAtInit
 from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
 from graphweld.codemods.eager_module_setup import EagerModuleSetup
 from graphweld.codemods.guard_to_check import GuardToCheck
@@ -38,6 +39,7 @@ RULES = (
     GuardToCheck,
     IterateSourceList,
     EagerModuleSetup,
+    CaptureHooksAtInit,
     NonstrictHelper,
     UnrollLoop,
     HoistWith,
@@ -51,6 +53,7 @@ __all__ = [
     "BranchToCond",
     "BranchToWhere",
     "BranchlessGuard",
+    "CaptureHooksAtInit",
     "DlpackCustomOp",
     "EagerModuleSetup",
     "GuardToCheck",

@@ -39,4 +39,6 @@ def workdir(tmp_path: Path) -> Path:
     """The entries of tests/entries/ copied to a temporary folder (fix --entry writes in place)."""
     for path in ENTRIES.glob("*.py"):
         shutil.copy(path, tmp_path / path.name)
+    for package in ENTRIES.glob("*/__init__.py"):
+        shutil.copytree(package.parent, tmp_path / package.parent.name, ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path

@@ -421,6 +421,7 @@ def propose(
     called_lines: frozenset[int] = frozenset(),
     called_functions: frozenset[str] = frozenset(),
     data_dependent_lines: frozenset[int] = frozenset(),
+    stack_lines: frozenset[int] = frozenset(),
     module: cst.Module | None = None,
     excluded: Callable[[ChangeKey], bool] | None = None,
     compiled_elsewhere: frozenset[str] = frozenset(),
@@ -432,6 +433,9 @@ def propose(
     `called_lines` / `called_functions`: the sites among them inside a function the user's code
     called (a helper, rather than the function torch.compile was given).
     `data_dependent_lines`: the sites among them where Dynamo stopped on data-dependent branching.
+    `stack_lines`: lines on the stack of a break the run saw further in (the calls that led to
+    it); only rules that fix a break from its callers (`Rule.fixes_from_callers`) read them, and
+    in a file without a compiled region only those rules run.
     `module`: the text's tree when the caller has it already.
     `excluded`: changes the caller ruled out (by key); they are not proposed, and a rule with
     several forms proposes its next one instead.
@@ -457,9 +461,16 @@ def propose(
         site_functions=frozenset(regions.root_names), called_functions=frozenset(regions.called_names),
         any_compiled=regions.any_compiled,
     )
-    if not rules or not regions.any_compiled:
+    if not regions.any_compiled and stack_lines:
+        # Code on the way to a break, not known to be compiled: only a fix made from a caller.
+        rules = [rule for rule in rules if rule.fixes_from_callers]
+    elif not regions.any_compiled:
         return empty
-    context = RuleContext(module, settings, regions, path, text=text, data_dependent_lines=data_dependent_lines)
+    if not rules:
+        return empty
+    context = RuleContext(
+        module, settings, regions, path, text=text, data_dependent_lines=data_dependent_lines, stack_lines=stack_lines
+    )
     if excluded is not None:
         context.excluded = lambda rule, form, line, column: excluded(ChangeKey(rule, form, line, column))
     statement_lines = simple_statement_lines(module, text)
@@ -566,14 +577,15 @@ def fix_text(
     called_lines: frozenset[int] = frozenset(),
     data_dependent_lines: frozenset[int] = frozenset(),
     *,
+    stack_lines: frozenset[int] = frozenset(),
     allowed: frozenset[ChangeKey] | None = None,
     excluded: frozenset[ChangeKey] = frozenset(),
     compiled_elsewhere: frozenset[str] = frozenset(),
 ) -> FixOutcome:
     """Apply every allowed change, repeating until no rule proposes one.
 
-    `site_lines`, `called_lines`, `data_dependent_lines`: graph-break lines seen by a run (see
-    `propose`); they are resolved to functions in the first round, which later rounds keep
+    `site_lines`, `called_lines`, `data_dependent_lines`, `stack_lines`: graph-break lines seen by
+    a run, and the calls on their stacks (see `propose`); they are resolved to functions in the first round, which later rounds keep
     although the lines move.
     `allowed`: when given, only changes with these keys are applied; `excluded`: changes with
     these keys are never proposed (a rule with several forms proposes its next one). Keys are
@@ -623,6 +635,7 @@ def fix_text(
                 called_lines=called_lines if round_number == 0 else frozenset(),
                 called_functions=called_functions,
                 data_dependent_lines=data_dependent_lines if round_number == 0 else frozenset(),
+                stack_lines=stack_lines if round_number == 0 else frozenset(),
                 module=module,
                 excluded=ruled_out if (excluded or allowed is not None) else None,
                 compiled_elsewhere=compiled_elsewhere,

@@ -69,6 +69,7 @@ class RuleContext:
         *,
         text: str | None = None,
         data_dependent_lines: frozenset[int] = frozenset(),
+        stack_lines: frozenset[int] = frozenset(),
     ) -> None:
         self.module = module
         # The file's path as the user gave it (only for names derived from it, never opened).
@@ -77,6 +78,9 @@ class RuleContext:
         # Lines where a run saw Dynamo stop on data-dependent branching (GB0170): Dynamo's own
         # evidence that the condition there is a tensor.
         self.data_dependent_lines = data_dependent_lines
+        # Lines on the stack of a break a run saw further in: the calls that led to it (read only
+        # by rules that fix a break from its callers).
+        self.stack_lines = stack_lines
         self.settings = settings
         self.regions = regions
         self.breakers = BreakerCatalog(settings, regions.imports)
@@ -170,6 +174,10 @@ class Rule:
     # Whether a site needs a call to a graph-breaking function (the prefilter looks for one);
     # rules about decisions on tensor values look for their trigger words alone.
     needs_breaker_call: ClassVar[bool] = True
+    # Whether the rule fixes a break from a frame that led to it (its change is at a call on the
+    # break's stack, in `RuleContext.stack_lines`, not at the break): it runs on such files even
+    # where nothing is known to be compiled.
+    fixes_from_callers: ClassVar[bool] = False
     # Whether the names in `extra-breakers` count as trigger words too.
     triggered_by_configured_breakers: ClassVar[bool] = False
     # The node types whose visit_* methods the dispatcher calls.

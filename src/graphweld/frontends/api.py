@@ -368,7 +368,7 @@ def _sites(explained: list[ExplainedSite]) -> list[Site]:
     for item, site in zip(explained, explained_sites(explained, shorten=_short)):
         # A site in code typed into a cell has no file to fix: the notebook holds the code.
         action = item.action if os.path.isfile(site.file) else INTERACTIVE_CODE
-        diff = _diff(site.file, item.text, item.change) if item.change is not None and item.text is not None else ""
+        diff = _diff(item.path or site.file, item.text, item.change) if item.change is not None and item.text is not None else ""
         sites.append(dataclasses.replace(site, action=action, diff=diff))
     return sites
 

@@ -116,6 +116,7 @@ class Review:
                     site_functions=site_functions,
                     called_lines=sites.called_lines if first_round else frozenset(),
                     data_dependent_lines=sites.data_dependent_lines if first_round else frozenset(),
+                    stack_lines=sites.stack_lines if first_round else frozenset(),
                     called_functions=called_functions,
                 )
             except SourceError as exc:

@@ -107,15 +107,30 @@ class FileSites:
     lines: frozenset[int] = frozenset()
     called_lines: frozenset[int] = frozenset()
     data_dependent_lines: frozenset[int] = frozenset()
+    # Lines of this file on the Python stack of a break placed in another file or further in:
+    # the calls that led to it, where a rule may fix what the callee does on its first call.
+    stack_lines: frozenset[int] = frozenset()
 
     @classmethod
-    def of(cls, sites: Iterable[BreakSite]) -> "FileSites":
+    def of(cls, sites: Iterable[BreakSite], stack_lines: Iterable[int] = ()) -> "FileSites":
         sites = list(sites)
         return cls(
             frozenset(site.line for site in sites),
             frozenset(site.line for site in sites if site.called_by_user_code),
             frozenset(site.line for site in sites if site.gb == DATA_DEPENDENT_BRANCHING),
+            frozenset(stack_lines),
         )
+
+
+def stack_lines_by_file(sites: Iterable[BreakSite], wanted: Callable[[str], bool]) -> dict[str, set[int]]:
+    """The lines of `wanted` files on the stacks of `sites` (each as placed), outside each site's
+    own line: the calls, outermost to innermost, that led to a break."""
+    found: dict[str, set[int]] = {}
+    for site in sites:
+        for file, line, _ in site.stack:
+            if (file, line) != (site.file, site.line) and wanted(file):
+                found.setdefault(file, set()).add(line)
+    return found
 
 
 def sites_by_file(report: RunReport, wanted: Callable[[str], bool]) -> tuple[dict[str, FileSites], int]:
@@ -129,7 +144,9 @@ def sites_by_file(report: RunReport, wanted: Callable[[str], bool]) -> tuple[dic
             outside += 1
         else:
             placed.setdefault(moved.file, []).append(moved)
-    return {file: FileSites.of(sites) for file, sites in placed.items()}, outside
+    stacks = stack_lines_by_file((site for sites in placed.values() for site in sites), wanted)
+    files = placed.keys() | stacks.keys()
+    return {file: FileSites.of(placed.get(file, ()), stacks.get(file, ())) for file in files}, outside
 
 
 def is_library_file(path: str) -> bool:

@@ -8,9 +8,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from graphweld.engine import Change, non_overlapping, propose
+from graphweld.codemods import RULES_BY_ID
+from graphweld.engine import Change, Proposals, non_overlapping, propose
 from graphweld.rule import Safety
-from graphweld.runs.entry import BreakSite, EntryError, FileSites, RunReport, is_library_file
+from graphweld.runs.entry import BreakSite, EntryError, FileSites, RunReport, is_library_file, stack_lines_by_file
 from graphweld.settings import Settings
 from graphweld.runs.verify import compare_calls
 from graphweld.source import SourceError, read_source
@@ -26,6 +27,9 @@ class ExplainedSite:
     # file's text (the change's edits apply to it).
     change: Change | None = None
     text: str | None = None
+    # The file the change is in: the site's own, or that of a call on its stack that a rule
+    # fixes it from (`Rule.fixes_from_callers`).
+    path: str | None = None
 
 
 def user_sites(report: RunReport) -> list[BreakSite]:
@@ -53,29 +57,56 @@ def explain_sites(
     texts by real path to read instead of the files (rewrites the run was served); `dropped`:
     changes that were tried and not kept, with why (a site whose fix is one of them says so)."""
     by_file: dict[str, list[BreakSite]] = defaultdict(list)
-    for site in user_sites(report):
+    sites = user_sites(report)
+    for site in sites:
         by_file[site.file].append(site)
-    explained: list[ExplainedSite] = []
-    for path, sites in sorted(by_file.items()):
-        file_sites = FileSites.of(sites)
+    stacks = stack_lines_by_file(sites, lambda file: not is_library_file(file))
+    proposed: dict[str, tuple[Proposals | None, str | None]] = {}
+    for path in sorted(by_file.keys() | stacks.keys()):
+        file_sites = FileSites.of(by_file.get(path, ()), stacks.get(path, ()))
         text = (texts or {}).get(os.path.realpath(path))
         try:
             if text is None:
                 text = read_source(path).text
-            proposals = propose(
+            proposed[path] = propose(
                 text,
                 path,
                 settings.replace(unsafe_fixes=True),
                 site_lines=file_sites.lines,
                 called_lines=file_sites.called_lines,
                 data_dependent_lines=file_sites.data_dependent_lines,
-            )
+                stack_lines=file_sites.stack_lines,
+            ), text
         except SourceError:
-            proposals = None
-        for site in sites:
-            item = _explain(site, proposals, settings, dropped)
-            explained.append(dataclasses.replace(item, text=text) if item.change is not None else item)
+            proposed[path] = None, None
+    explained: list[ExplainedSite] = []
+    for path, file_sites_list in sorted(by_file.items()):
+        for site in file_sites_list:
+            item = _explain(site, proposed[path][0], settings, dropped)
+            if item.change is None:
+                item = _explain_from_callers(site, proposed, settings, dropped) or item
+            if item.change is not None:
+                item = dataclasses.replace(item, path=item.path or path, text=proposed[item.path or path][1])
+            explained.append(item)
     return explained
+
+
+def _explain_from_callers(site: BreakSite, proposed, settings: Settings, dropped) -> ExplainedSite | None:  # type: ignore[no-untyped-def]
+    """The site explained by a change a rule makes at a call on its stack (innermost first)."""
+    for file, line, _ in reversed(site.stack):
+        proposals = proposed.get(file, (None, None))[0]
+        if proposals is None or (file, line) == (site.file, site.line):
+            continue
+        callers = dataclasses.replace(
+            proposals,
+            changes=[c for c in proposals.changes if RULES_BY_ID[c.rule].fixes_from_callers],
+            reports=[r for r in proposals.reports if RULES_BY_ID[r.rule].fixes_from_callers],
+        )
+        item = _explain(dataclasses.replace(site, line=line), callers, settings, dropped)
+        if item.change is not None or item.action.startswith("dropped"):
+            where = f"{os.path.basename(file)}:{item.change.location.line}" if item.change is not None else os.path.basename(file)
+            return ExplainedSite(site, item.rule, f"{item.action} at {where}", item.change, path=file)
+    return None
 
 
 def _explain(site: BreakSite, proposals, settings: Settings, dropped: Sequence[tuple[Change, str]]) -> ExplainedSite:  # type: ignore[no-untyped-def]

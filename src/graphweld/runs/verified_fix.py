@@ -262,7 +262,8 @@ class _RoundSearch:
             lines = self.sites[path]
             self._outcomes[key] = fix_text(
                 text, path, self.settings, site_lines=lines.lines, called_lines=lines.called_lines,
-                data_dependent_lines=lines.data_dependent_lines, allowed=allowed, excluded=excluded,
+                data_dependent_lines=lines.data_dependent_lines, stack_lines=lines.stack_lines, allowed=allowed,
+                excluded=excluded,
             )
         return self._outcomes[key]
 
@@ -326,7 +327,8 @@ class _RoundSearch:
             except SourceError as exc:
                 self.result.errors[path] = str(exc)
                 continue
-            lines = self.sites[path].lines
+            # A change made at a call on a break's stack is at that break too.
+            lines = self.sites[path].lines | self.sites[path].stack_lines
             for change in outcome.applied:
                 if change.safety is Safety.UNSAFE and not any(change.targets_line(line) for line in lines):
                     self.drop(path, [change], "it buys nothing: unsafe, and no break the run saw is at it")

@@ -1,0 +1,14 @@
+# settings: unsafe_fixes=true assume_compiled=true
+from ...utils.output_capturing import select_hidden_states
+
+
+class Model(PreTrainedModel):
+    def __init__(self, config):
+        super().__init__(config)
+        self.vision_tower = AutoModel.from_config(config.vision_config)
+        self.post_init()
+        self.extra = None
+
+    @select_hidden_states("vision_feature_layer")
+    def get_image_features(self, pixel_values, vision_feature_layer=-1, **kwargs):
+        return self.vision_tower(pixel_values, **kwargs).hidden_states[vision_feature_layer]
