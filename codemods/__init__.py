@@ -6,6 +6,7 @@
 from graphweld.codemods.branch_to_cond import BranchToCond
 from graphweld.codemods.branch_to_where import BranchToWhere
 from graphweld.codemods.branchless_guard import BranchlessGuard
+from graphweld.codemods.buffer_as_number import BufferAsNumber
 from graphweld.codemods.capture_hooks_at_init import CaptureHooksAtInit
 from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
 from graphweld.codemods.eager_module_setup import EagerModuleSetup
@@ -34,6 +35,7 @@ RULES = (
     LayerdropGuard,
     MoeDenseDispatch,
     LocalBufferCast,
+    BufferAsNumber,
     BranchToWhere,
     BranchToCond,
     GuardToCheck,
@@ -53,6 +55,7 @@ __all__ = [
     "BranchToCond",
     "BranchToWhere",
     "BranchlessGuard",
+    "BufferAsNumber",
     "CaptureHooksAtInit",
     "DlpackCustomOp",
     "EagerModuleSetup",

@@ -1,0 +1,63 @@
+"""buffer-as-number, compiled: Encodec's convolution pads from integer buffers (`stride`,
+`kernel_size`, `padding_total`), so each call breaks on a decision on their values; read as the
+numbers `__init__` made them from, the convolution compiles whole with the same outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from compile_stats import load_module
+from torch._dynamo.utils import counters
+from test_golden import settings_for
+
+from graphweld.engine import fix_text
+
+GOLDEN = Path(__file__).parent / "golden" / "buffer-as-number"
+
+
+def _modules():
+    path = GOLDEN / "encodec_conv1d.in.py"
+    source = path.read_text()
+    rewritten = fix_text(source, str(path), settings_for(path, source)).text
+    assert rewritten != source
+    return load_module(source), load_module(rewritten)
+
+
+@pytest.mark.parametrize("options", [{"causal": False, "pad_mode": "reflect"}, {"causal": True, "pad_mode": "constant"}])
+def test_the_convolution_compiles_whole_with_the_same_outputs(options: dict):
+    before_module, after_module = _modules()
+    x = torch.randn(2, 1, 37)
+    results = []
+    for module in (before_module, after_module):
+        torch.manual_seed(0)
+        conv = module.PaddedConv1d(**options)
+        expected = conv(x)
+        torch._dynamo.reset()
+        counters.clear()
+        got = torch.compile(conv, backend="eager")(x)
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+        results.append((expected, sum(counters["graph_break"].values())))
+    (before, breaks_before), (after, breaks_after) = results
+    assert breaks_before >= 1 and breaks_after == 0
+    torch.testing.assert_close(after, before, rtol=0, atol=0)
+
+
+def test_the_buffers_stay():
+    before_module, after_module = _modules()
+    before, after = before_module.PaddedConv1d(), after_module.PaddedConv1d()
+    assert dict(before.named_buffers()).keys() == dict(after.named_buffers()).keys() == {"stride", "kernel_size", "padding_total"}
+    assert (after.stride_int, after.kernel_size_int, after.padding_total_int) == (2, 7, 5)
+
+
+@pytest.mark.parametrize("kernel_size, stride, dilation", [(7, 2, 1), (4, 4, 1), (3, 1, 3), (16, 8, 1)])
+def test_the_padding_is_the_same_for_every_length(kernel_size: int, stride: int, dilation: int):
+    # float32 division (the buffers) and Python's (the numbers) agree on the frame count for these
+    # lengths; they part only above 2**23 samples, where float32 rounds the quotient.
+    before_module, after_module = _modules()
+    before = before_module.PaddedConv1d(kernel_size, stride, dilation)
+    after = after_module.PaddedConv1d(kernel_size, stride, dilation)
+    for length in [*range(1, 600), 2**20 + 1, 2**23 - 1]:
+        x = torch.empty(1, 1, length)
+        assert int(before._get_extra_padding_for_conv1d(x)) == after._get_extra_padding_for_conv1d(x), length
