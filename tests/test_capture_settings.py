@@ -19,6 +19,7 @@ def test_the_capture_settings_are_compile_options():
         "capture_scalar_outputs": True,
         "capture_dynamic_output_shape_ops": False,
     }
+    assert parse_compile_options("allow_rnn=true") == {"allow_rnn": True}
     with pytest.raises(EntryError, match="capture_scalar_outputs takes true or false"):
         parse_compile_options("capture_scalar_outputs=maybe")
 
@@ -115,3 +116,15 @@ def test_the_setting_is_never_written_into_the_packages_an_entry_imports(tmp_pat
     result = invoke("fix", "--entry", str(entry), *EAGER, "--unsafe-fixes", str(tmp_path))
     assert "Capture settings not written: the entry has no torch.compile call of its own" in result.output
     assert entry.read_text() == ENTRY.read_text()
+
+
+@pytest.mark.slow
+def test_explain_measures_allow_rnn_for_an_lstm():
+    entry = Path(__file__).parent / "entries" / "lstm_entry.py"
+    result = invoke("explain", str(entry), *EAGER, "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [site["gb"] for site in data["sites"]] == ["GB0014"]
+    (trial,) = data["capture_settings"]
+    assert trial["settings"] == ["allow_rnn"] and trial["outputs_equal"]
+    assert trial["graph_breaks_before"] >= 1 and trial["graph_breaks_after"] == 0 and trial["graphs_after"] == 1

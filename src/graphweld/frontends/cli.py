@@ -149,7 +149,7 @@ def main() -> None:
 @click.option("--entry", metavar="ENTRY", help="Run ENTRY (file.py[::factory]) to find break sites, and keep only verified rewrites.")
 @click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
               help="Where --entry runs.")
-@click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend; and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops.")
+@click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend; and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per --entry run.")
 @click.option("--train", is_flag=True, help=_TRAIN_HELP)
 @click.option("--test", "test_command", metavar="CMD", help="A command that must pass with the rewritten files before "
@@ -404,7 +404,7 @@ def _entry_options(function):  # type: ignore[no-untyped-def]
                             help="Seconds per run.")(function)
     function = click.option("--compile-options", metavar="K=V,...",
                             help="torch.compile options: fullgraph, dynamic, mode, backend (default inductor); "
-                            "and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops.")(function)
+                            "and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn.")(function)
     function = click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
                             help="auto picks CUDA when available.")(function)
     return function

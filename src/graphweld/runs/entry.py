@@ -392,7 +392,7 @@ COMPILE_OPTION_KEYS = ("fullgraph", "dynamic", "mode", "backend", *DYNAMO_SETTIN
 
 def parse_compile_options(text: str | None) -> dict[str, Any]:
     """`fullgraph=true,dynamic=false,mode=max-autotune,backend=eager` -> torch.compile kwargs, plus
-    the Dynamo settings `capture_scalar_outputs` and `capture_dynamic_output_shape_ops`."""
+    the Dynamo settings `capture_scalar_outputs`, `capture_dynamic_output_shape_ops` and `allow_rnn`."""
     options: dict[str, Any] = {}
     if not text:
         return options

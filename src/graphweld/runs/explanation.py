@@ -130,11 +130,13 @@ def _explain(site: BreakSite, proposals, settings: Settings, dropped: Sequence[t
 
 # Breaks Dynamo attributes to reading tensor values into Python, and the Dynamo setting that
 # captures such values in the graph instead (GB0124: `.item()`; GB0036/GB0033: ops whose output
-# shape or value depends on the data, such as `nonzero` and boolean masks).
+# shape or value depends on the data, such as `nonzero` and boolean masks); and the break whose
+# own hint is a setting that traces what it stopped on (GB0014: `nn.LSTM`, `GRU`, `RNN`).
 CAPTURE_SETTINGS = {
     "GB0124": "capture_scalar_outputs",
     "GB0036": "capture_dynamic_output_shape_ops",
     "GB0033": "capture_dynamic_output_shape_ops",
+    "GB0014": "allow_rnn",
 }
 
 

@@ -533,7 +533,7 @@ class _OutputRecorder:
 
 
 # `--compile-options` keys that set torch._dynamo.config instead of torch.compile arguments.
-DYNAMO_SETTINGS = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+DYNAMO_SETTINGS = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn")
 
 
 def _first_line(exc: BaseException) -> str:
