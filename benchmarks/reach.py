@@ -68,6 +68,23 @@ def GetInput():
     return build_inputs(RECIPE)
 '''
 
+PROGRAM_ENTRY = '''"""{name}: a program built from {library} (written by benchmarks/reach.py)."""
+
+import sys
+
+sys.path.insert(0, {benchmarks!r})
+
+from reach_programs import build_program, build_program_inputs  # noqa: E402
+
+
+def my_model_function():
+    return build_program({name!r})
+
+
+def GetInput():
+    return build_program_inputs({name!r})
+'''
+
 
 def _run(command: list[str], timeout: float, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
@@ -164,8 +181,10 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
     is None) after `fix --entry --unsafe-fixes` (`train`: each call a training step)."""
     result: dict = {"class": name, "mode": "train" if train else "eval"}
     start = time.perf_counter()
+    program = is_program(name)
     try:
-        probed = _last_json(_run([python, str(HERE / "reach_models.py"), "probe", name], timeout).stdout)
+        prober = HERE / ("reach_programs.py" if program else "reach_models.py")
+        probed = _last_json(_run([python, str(prober), "probe", name], timeout).stdout)
     except (subprocess.TimeoutExpired, ValueError) as exc:
         probed = {"ok": False, "error": "probe timed out" if isinstance(exc, subprocess.TimeoutExpired) else "probe crashed"}
     if not probed["ok"]:
@@ -173,7 +192,12 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
     result.update(parameters=probed["parameters"], shrunk=probed["shrunk"])
     with tempfile.TemporaryDirectory(prefix="reach-") as scratch:
         entry = Path(scratch) / "entry.py"
-        entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"]))
+        if program:
+            result["library"] = probed["library"]
+            package = _package_dir(python, probed["library"])
+            entry.write_text(PROGRAM_ENTRY.format(name=name, library=probed["library"], benchmarks=str(HERE)))
+        else:
+            entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"]))
         try:
             before = explain(python, entry, None, timeout=timeout, train=train)
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
@@ -213,6 +237,16 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
             result.update(after=None, after_error=str(exc))
     result["seconds"] = round(time.perf_counter() - start, 1)
     return result
+
+
+def is_program(name: str) -> bool:
+    """A program of another library (`kornia:canny`, reach_programs.py), not a transformers class."""
+    return ":" in name
+
+
+def _package_dir(python: str, library: str) -> Path:
+    found = _run([python, "-c", f"import os, {library}; print(os.path.dirname({library}.__file__))"], 600)
+    return Path(found.stdout.strip())
 
 
 def best_capture(trials: list[dict]) -> dict | None:
@@ -255,6 +289,7 @@ def main() -> None:
     parser.add_argument("--python", default=str(PYTHON), help="the benchmark environment's python")
     parser.add_argument("--models", help="comma-separated class names (default: one class per config class)")
     parser.add_argument("--all-classes", action="store_true", help="every class, not one per config class")
+    parser.add_argument("--programs", action="store_true", help="the other libraries' programs (reach_programs.py) instead of transformers classes")
     parser.add_argument("--mode", choices=("eval", "train"), default="eval", help="inference, or training steps (--train)")
     parser.add_argument("--results", help="JSON lines, one per model, appended [default: results/reach-MODE.jsonl]")
     parser.add_argument("--resume", action="store_true", help="skip the classes the results file has (with --refix: those it has fixed)")
@@ -275,14 +310,18 @@ def main() -> None:
     versions = _run([args.python, "-c", "import transformers, torch, os; print(transformers.__version__, torch.__version__, "
                      "os.path.dirname(transformers.__file__))"], 600)  # fmt: skip
     version, torch_version, package = versions.stdout.split()
-    classes = args.models.split(",") if args.models else _classes(args.python)
-    if not args.models and not args.all_classes:
+    if args.programs:
+        classes = _last_json(_run([args.python, str(HERE / "reach_programs.py"), "list"], 600).stdout)
+    else:
+        classes = args.models.split(",") if args.models else _classes(args.python)
+    if not args.models and not args.all_classes and not args.programs:
         classes = one_per_config(args.python, classes)
     stored = _load(results_path)
     if args.refix:
         breaking = {row["class"]: row for row in stored if row["status"] == "measured" and row["before"]["graph_breaks"]}
         # Cheapest first, so that a run cut short has fixed the most models.
-        classes = [name for name in classes if name in breaking] if args.models else sorted(breaking, key=lambda name: breaking[name]["seconds"])
+        chosen = args.models or args.programs
+        classes = [name for name in classes if name in breaking] if chosen else sorted(breaking, key=lambda name: breaking[name]["seconds"])
         fixed = {name for name, row in breaking.items() if row.get("after") and "capture" in row}
         done = fixed if args.resume else set()  # resumed: the classes already measured after a fix
     else:
@@ -330,6 +369,20 @@ def report(rows: list[dict], survey: Path | None) -> None:
     measured = [row for row in rows if row["status"] == "measured"]
     breaking = [row for row in measured if row["before"]["graph_breaks"] or row["before"]["skipped_frames"]]
     not_built = [row for row in rows if row["status"] != "measured"]
+    for label, part in (("transformers classes", [r for r in rows if not is_program(r["class"])]),
+                        ("other libraries' programs", [r for r in rows if is_program(r["class"])])):  # fmt: skip
+        if part and len(part) < len(rows):
+            _summary(label, part)
+    _summary("all", rows)
+    _tables(breaking, not_built, survey, rows)
+
+
+def _summary(label: str, rows: list[dict]) -> None:
+    """Coverage and breaks before and after, for `rows`."""
+    measured = [row for row in rows if row["status"] == "measured"]
+    breaking = [row for row in measured if row["before"]["graph_breaks"] or row["before"]["skipped_frames"]]
+    not_built = [row for row in rows if row["status"] != "measured"]
+    print(f"{label}:")
     before = sum(row["before"]["graph_breaks"] for row in breaking)
     after = sum((row.get("after") or row["before"])["graph_breaks"] for row in breaking)
     whole = sum(1 for row in breaking if (row.get("after") or {}).get("graph_breaks") == 0)
@@ -352,6 +405,9 @@ def report(rows: list[dict], survey: Path | None) -> None:
         print(f"with the capture setting fix --entry offers ({offered} models): {before} -> {with_setting} "
               f"({100 * (before - with_setting) / before:.0f}% removed)")  # fmt: skip
     print()
+
+
+def _tables(breaking: list[dict], not_built: list[dict], survey: Path | None, rows: list[dict]) -> None:
     print("| pattern | models | breaks before | after | sites before | after |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name, (models, sites_before, sites_after, breaks_before, breaks_after) in _by(breaking, "pattern"):

@@ -1,0 +1,448 @@
+"""Programs built from the other pure-Python libraries people compile (kornia, torchmetrics,
+torch-geometric, diffusers, x-transformers, torchdiffeq, gpytorch), for `reach.py`: each is what a
+user of the library writes and hands to `torch.compile`, a module or a function, with inputs of
+batch 2 from the library's own defaults where it has them, small widths (CPU, 2 cores), no
+weights from a hub (every model from its constructor or config).
+
+    .venv-reach/bin/python benchmarks/reach_programs.py list
+    .venv-reach/bin/python benchmarks/reach_programs.py probe kornia:canny
+
+A program is named `library:name`; `build_program(name)` returns what the entry's
+`my_model_function()` returns, `build_program_inputs(name)` its `GetInput()`. Random draws are
+seeded, so the eager and the compiled run see the same inputs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import traceback
+from typing import Any, Callable
+
+import torch
+
+# name -> (library module to import, build(): the program); its inputs are `_<build>_inputs()`.
+PROGRAMS: dict[str, tuple[str, Callable[[], Any]]] = {}
+
+
+def program(name: str, library: str):  # type: ignore[no-untyped-def]
+    def register(build):  # type: ignore[no-untyped-def]
+        PROGRAMS[name] = (library, build)
+        return build
+
+    return register
+
+
+def _images(channels: int = 3, size: int = 32) -> torch.Tensor:
+    torch.manual_seed(0)
+    return torch.rand(2, channels, size, size)
+
+
+# -- kornia: image processing people put in their training and inference steps ----------------
+
+
+class _KorniaModule(torch.nn.Module):
+    """A kornia function as the module a pipeline compiles."""
+
+    def __init__(self, function: Callable[..., Any], **options: Any) -> None:
+        super().__init__()
+        self.function = function
+        self.options = options
+
+    def forward(self, images: torch.Tensor) -> Any:
+        return self.function(images, **self.options)
+
+
+@program("kornia:canny", "kornia")
+def kornia_canny():  # type: ignore[no-untyped-def]
+    import kornia
+
+    return _KorniaModule(kornia.filters.canny)
+
+
+_kornia_canny_inputs = _images
+
+
+@program("kornia:equalize_clahe", "kornia")
+def kornia_equalize_clahe():  # type: ignore[no-untyped-def]
+    import kornia
+
+    return _KorniaModule(kornia.enhance.equalize_clahe)
+
+
+_kornia_equalize_clahe_inputs = _images
+
+
+@program("kornia:rgb_to_hsv", "kornia")
+def kornia_rgb_to_hsv():  # type: ignore[no-untyped-def]
+    import kornia
+
+    return _KorniaModule(kornia.color.rgb_to_hsv)
+
+
+_kornia_rgb_to_hsv_inputs = _images
+
+
+@program("kornia:harris_nms", "kornia")
+def kornia_harris_nms():  # type: ignore[no-untyped-def]
+    import kornia
+
+    class Corners(torch.nn.Module):
+        def forward(self, images: torch.Tensor) -> torch.Tensor:
+            gray = kornia.color.rgb_to_grayscale(images)
+            response = kornia.feature.harris_response(gray)
+            return kornia.geometry.subpix.nms2d(response, (3, 3))
+
+    return Corners()
+
+
+_kornia_harris_nms_inputs = _images
+
+
+@program("kornia:sift_descriptor", "kornia")
+def kornia_sift_descriptor():  # type: ignore[no-untyped-def]
+    import kornia
+
+    return kornia.feature.SIFTDescriptor(32, 8, 4)
+
+
+def _kornia_sift_descriptor_inputs():  # type: ignore[no-untyped-def]
+    return _images(1, 32)
+
+
+@program("kornia:augmentation", "kornia")
+def kornia_augmentation():  # type: ignore[no-untyped-def]
+    import kornia.augmentation as K
+
+    torch.manual_seed(0)
+    return K.AugmentationSequential(
+        K.RandomHorizontalFlip(p=1.0), K.ColorJitter(0.1, 0.1, 0.1, 0.1, p=1.0), K.RandomAffine(degrees=10.0, p=1.0),
+        same_on_batch=True,
+    )  # fmt: skip
+
+
+_kornia_augmentation_inputs = _images
+
+
+# -- torchmetrics: a metric's forward (update and compute on a batch) ---------------------------
+
+
+def _classes() -> tuple[torch.Tensor, torch.Tensor]:
+    torch.manual_seed(0)
+    return torch.randn(16, 5).softmax(-1), torch.randint(0, 5, (16,))
+
+
+@program("torchmetrics:multiclass_accuracy", "torchmetrics")
+def torchmetrics_multiclass_accuracy():  # type: ignore[no-untyped-def]
+    from torchmetrics.classification import MulticlassAccuracy
+
+    return MulticlassAccuracy(num_classes=5)
+
+
+_torchmetrics_multiclass_accuracy_inputs = _classes
+
+
+@program("torchmetrics:multiclass_f1", "torchmetrics")
+def torchmetrics_multiclass_f1():  # type: ignore[no-untyped-def]
+    from torchmetrics.classification import MulticlassF1Score
+
+    return MulticlassF1Score(num_classes=5, average="macro")
+
+
+_torchmetrics_multiclass_f1_inputs = _classes
+
+
+@program("torchmetrics:binary_auroc", "torchmetrics")
+def torchmetrics_binary_auroc():  # type: ignore[no-untyped-def]
+    from torchmetrics.classification import BinaryAUROC
+
+    return BinaryAUROC()
+
+
+def _torchmetrics_binary_auroc_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(16), torch.randint(0, 2, (16,))
+
+
+@program("torchmetrics:ssim", "torchmetrics")
+def torchmetrics_ssim():  # type: ignore[no-untyped-def]
+    from torchmetrics.image import StructuralSimilarityIndexMeasure
+
+    return StructuralSimilarityIndexMeasure(data_range=1.0)
+
+
+def _torchmetrics_ssim_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(2, 3, 32, 32), torch.rand(2, 3, 32, 32)
+
+
+@program("torchmetrics:psnr", "torchmetrics")
+def torchmetrics_psnr():  # type: ignore[no-untyped-def]
+    from torchmetrics.image import PeakSignalNoiseRatio
+
+    return PeakSignalNoiseRatio(data_range=1.0)
+
+
+_torchmetrics_psnr_inputs = _torchmetrics_ssim_inputs
+
+
+# -- torch-geometric: message passing on a small random graph ----------------------------------
+
+
+def _graph() -> dict[str, torch.Tensor]:
+    torch.manual_seed(0)
+    nodes = 12
+    edge_index = torch.randint(0, nodes, (2, 40))
+    return {"x": torch.randn(nodes, 8), "edge_index": edge_index, "batch": torch.tensor([0] * 6 + [1] * 6)}
+
+
+def _gnn(conv_class: str, **options: Any):  # type: ignore[no-untyped-def]
+    import torch_geometric.nn as gnn
+
+    conv = getattr(gnn, conv_class)
+
+    class Net(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv1 = conv(8, 16, **options)
+            self.conv2 = conv(16 * options.get("heads", 1), 4)
+
+        def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor) -> torch.Tensor:
+            h = self.conv1(x, edge_index).relu()
+            h = self.conv2(h, edge_index)
+            return gnn.global_mean_pool(h, batch, size=2)
+
+    torch.manual_seed(0)
+    return Net()
+
+
+@program("torch_geometric:gcn", "torch_geometric")
+def torch_geometric_gcn():  # type: ignore[no-untyped-def]
+    return _gnn("GCNConv")
+
+
+_torch_geometric_gcn_inputs = _graph
+
+
+@program("torch_geometric:gat", "torch_geometric")
+def torch_geometric_gat():  # type: ignore[no-untyped-def]
+    return _gnn("GATConv", heads=2)
+
+
+_torch_geometric_gat_inputs = _graph
+
+
+@program("torch_geometric:sage", "torch_geometric")
+def torch_geometric_sage():  # type: ignore[no-untyped-def]
+    return _gnn("SAGEConv")
+
+
+_torch_geometric_sage_inputs = _graph
+
+
+# -- diffusers: models from their configs --------------------------------------------------------
+
+
+@program("diffusers:unet2d", "diffusers")
+def diffusers_unet2d():  # type: ignore[no-untyped-def]
+    from diffusers import UNet2DModel
+
+    torch.manual_seed(0)
+    return UNet2DModel(
+        sample_size=16, in_channels=3, out_channels=3, layers_per_block=1, block_out_channels=(16, 32),
+        down_block_types=("DownBlock2D", "AttnDownBlock2D"), up_block_types=("AttnUpBlock2D", "UpBlock2D"),
+        norm_num_groups=8,
+    )  # fmt: skip
+
+
+def _diffusers_unet2d_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return {"sample": torch.randn(2, 3, 16, 16), "timestep": torch.tensor([10, 500])}
+
+
+@program("diffusers:unet2d_condition", "diffusers")
+def diffusers_unet2d_condition():  # type: ignore[no-untyped-def]
+    from diffusers import UNet2DConditionModel
+
+    torch.manual_seed(0)
+    return UNet2DConditionModel(
+        sample_size=16, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(16, 32),
+        down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"), up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"),
+        cross_attention_dim=16, attention_head_dim=4, norm_num_groups=8,
+    )  # fmt: skip
+
+
+def _diffusers_unet2d_condition_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return {"sample": torch.randn(2, 4, 16, 16), "timestep": torch.tensor([10, 500]), "encoder_hidden_states": torch.randn(2, 7, 16)}
+
+
+@program("diffusers:autoencoder_kl", "diffusers")
+def diffusers_autoencoder_kl():  # type: ignore[no-untyped-def]
+    from diffusers import AutoencoderKL
+
+    torch.manual_seed(0)
+    return AutoencoderKL(
+        in_channels=3, out_channels=3, down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"), block_out_channels=(16, 32), latent_channels=4,
+        norm_num_groups=8, sample_size=32,
+    )  # fmt: skip
+
+
+def _diffusers_autoencoder_kl_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return {"sample": torch.randn(2, 3, 32, 32), "sample_posterior": False}
+
+
+@program("diffusers:dit", "diffusers")
+def diffusers_dit():  # type: ignore[no-untyped-def]
+    from diffusers import DiTTransformer2DModel
+
+    torch.manual_seed(0)
+    return DiTTransformer2DModel(
+        num_attention_heads=2, attention_head_dim=8, in_channels=4, num_layers=2, sample_size=8, patch_size=2,
+        num_embeds_ada_norm=1000, norm_num_groups=8,
+    )  # fmt: skip
+
+
+def _diffusers_dit_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return {"hidden_states": torch.randn(2, 4, 8, 8), "timestep": torch.tensor([10, 500]), "class_labels": torch.tensor([1, 2])}
+
+
+# -- x-transformers, torchdiffeq, gpytorch ------------------------------------------------------
+
+
+@program("x_transformers:decoder", "x_transformers")
+def x_transformers_decoder():  # type: ignore[no-untyped-def]
+    from x_transformers import Decoder, TransformerWrapper
+
+    torch.manual_seed(0)
+    return TransformerWrapper(num_tokens=256, max_seq_len=64, attn_layers=Decoder(dim=64, depth=2, heads=4))
+
+
+def _x_transformers_decoder_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    mask = torch.ones(2, 24, dtype=torch.bool)
+    mask[1, -5:] = False
+    return {"x": torch.randint(0, 256, (2, 24)), "mask": mask}
+
+
+@program("torchdiffeq:odeint_dopri5", "torchdiffeq")
+def torchdiffeq_odeint():  # type: ignore[no-untyped-def]
+    from torchdiffeq import odeint
+
+    class Dynamics(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4))
+
+        def forward(self, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return self.net(y)
+
+    class NeuralODE(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.dynamics = Dynamics()
+
+        def forward(self, y0: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+            return odeint(self.dynamics, y0, t, method="dopri5", rtol=1e-3, atol=1e-4)
+
+    torch.manual_seed(0)
+    return NeuralODE()
+
+
+def _torchdiffeq_odeint_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 4), torch.linspace(0.0, 1.0, 5)
+
+
+
+
+@program("gpytorch:exact_gp", "gpytorch")
+def gpytorch_exact_gp():  # type: ignore[no-untyped-def]
+    import gpytorch
+
+    torch.manual_seed(0)
+    train_x = torch.linspace(0, 1, 20)
+    train_y = torch.sin(train_x * 6.28) + 0.1 * torch.randn(20)
+
+    class ExactGP(gpytorch.models.ExactGP):
+        def __init__(self) -> None:
+            super().__init__(train_x, train_y, gpytorch.likelihoods.GaussianLikelihood())
+            self.mean_module = gpytorch.means.ConstantMean()
+            self.covar_module = gpytorch.kernels.ScaleKernel(gpytorch.kernels.RBFKernel())
+
+        def forward(self, x: torch.Tensor):  # type: ignore[no-untyped-def]
+            return gpytorch.distributions.MultivariateNormal(self.mean_module(x), self.covar_module(x))
+
+    class Predict(torch.nn.Module):
+        """The posterior mean and variance at new points, as a prediction step computes them."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.gp = ExactGP().eval()
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            posterior = self.gp(x)
+            return posterior.mean, posterior.variance
+
+    return Predict()
+
+
+def _gpytorch_exact_gp_inputs():  # type: ignore[no-untyped-def]
+    return (torch.linspace(0, 1, 7),)
+
+
+# -- the entry and the command line ---------------------------------------------------------------
+
+
+def build_program(name: str) -> Any:
+    library, build = PROGRAMS[name]
+    importlib.import_module(library)
+    return build()
+
+
+def build_program_inputs(name: str) -> Any:
+    return globals()[f"_{PROGRAMS[name][1].__name__}_inputs"]()
+
+
+def library_of(name: str) -> str:
+    return PROGRAMS[name][0]
+
+
+def _call(program: Any, inputs: Any) -> Any:
+    if isinstance(inputs, dict):
+        return program(**inputs)
+    if isinstance(inputs, tuple):
+        return program(*inputs)
+    return program(inputs)
+
+
+def probe(name: str) -> dict[str, Any]:
+    """Whether the program builds and runs eagerly; its parameter count."""
+    try:
+        built = build_program(name)
+        if isinstance(built, torch.nn.Module):
+            built.eval()
+        with torch.no_grad():
+            _call(built, build_program_inputs(name))
+    except Exception as exc:  # noqa: BLE001 - a program that does not run is reported, not raised
+        last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        return {"ok": False, "error": f"eager call fails: {last[:200]}"}
+    parameters = sum(p.numel() for p in built.parameters()) if isinstance(built, torch.nn.Module) else 0
+    return {"ok": True, "parameters": parameters, "shrunk": [], "library": library_of(name)}
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["list"]:
+        print(json.dumps(sorted(PROGRAMS)))
+    elif argv[:1] == ["probe"] and len(argv) == 2:
+        print(json.dumps(probe(argv[1])))
+    else:
+        sys.exit("usage: reach_programs.py list | probe LIBRARY:NAME")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
