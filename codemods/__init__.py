@@ -19,6 +19,7 @@ from graphweld.codemods.local_buffer_cast import LocalBufferCast
 from graphweld.codemods.moe_dense_dispatch import MoeDenseDispatch
 from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
+from graphweld.codemods.sort_items_by_key import SortItemsByKey
 from graphweld.codemods.split_train_step import SplitTrainStep
 from graphweld.codemods.unroll_loop import UnrollLoop
 
@@ -36,6 +37,7 @@ RULES = (
     MoeDenseDispatch,
     LocalBufferCast,
     BufferAsNumber,
+    SortItemsByKey,
     BranchToWhere,
     BranchToCond,
     GuardToCheck,
@@ -68,6 +70,7 @@ __all__ = [
     "IterateSourceList",
     "MoeDenseDispatch",
     "NonstrictHelper",
+    "SortItemsByKey",
     "SplitTrainStep",
     "UnrollLoop",
 ]

@@ -1,0 +1,3 @@
+# settings: assume_compiled=true
+def ordered(**kwargs):
+    return sorted(kwargs.items(), key=lambda item: str(item[1]))

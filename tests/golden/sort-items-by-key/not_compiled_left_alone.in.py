@@ -1,0 +1,2 @@
+def ordered(**kwargs):
+    return sorted(kwargs.items())
