@@ -22,6 +22,7 @@ from graphweld.codemods.nonstrict_helper import NonstrictHelper
 from graphweld.codemods.sort_items_by_key import SortItemsByKey
 from graphweld.codemods.split_train_step import SplitTrainStep
 from graphweld.codemods.unroll_loop import UnrollLoop
+from graphweld.codemods.while_to_while_loop import WhileToWhileLoop
 
 # Registry order is also precedence: when two rules' changes overlap in one round, the earlier
 # rule's change wins (a training step split for its backward also cuts its I/O; deferring a
@@ -40,6 +41,7 @@ RULES = (
     SortItemsByKey,
     BranchToWhere,
     BranchToCond,
+    WhileToWhileLoop,
     GuardToCheck,
     IterateSourceList,
     EagerModuleSetup,
@@ -73,4 +75,5 @@ __all__ = [
     "SortItemsByKey",
     "SplitTrainStep",
     "UnrollLoop",
+    "WhileToWhileLoop",
 ]

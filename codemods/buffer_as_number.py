@@ -9,7 +9,7 @@ from typing import Callable
 import libcst as cst
 
 from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
-from graphweld.analysis.scopes import fresh_name
+from graphweld.analysis.scopes import fresh_name, target_names
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -311,21 +311,11 @@ def _bound_names(statement: cst.BaseStatement) -> set[str]:
     bound: set[str] = set()
     for node in iter_nodes(statement):
         if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
-            bound |= _target_names(node.target)
+            bound |= set(target_names(node.target))
         elif isinstance(node, cst.WithItem) and node.asname is not None:
-            bound |= _target_names(node.asname.name)
+            bound |= set(target_names(node.asname.name))
     return bound
 
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    """The names an assignment target binds (not those of attributes or items it writes)."""
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {name for element in target.elements for name in _target_names(element.value)}
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
 
 
 def _reads(method: cst.FunctionDef, buffers: dict[str, str]) -> bool:
