@@ -5,6 +5,7 @@ eagerly, and the compiled rewrite must not skip a frame."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import io
 import re
 from pathlib import Path
@@ -17,6 +18,7 @@ from graphweld.engine import fix_text
 from test_golden import settings_for
 
 GOLDEN = Path(__file__).parent / "golden"
+_RUNS = itertools.count()
 
 
 def calls_of(source: str) -> list[str]:
@@ -31,7 +33,10 @@ CASES = sorted(case for case in GOLDEN.glob("*/*.in.py") if calls_of(case.read_t
 
 
 def run_calls(source: str, calls: list[str]) -> tuple[list[object], str]:
-    module = load_module(source)
+    # torch.cond and torch.while_loop compile their functions even when called eagerly, and Dynamo
+    # guards on their module's globals by the module's name: each run gets a module of its own.
+    torch._dynamo.reset()
+    module = load_module(source, name=f"golden_case_{next(_RUNS)}")
     printed = io.StringIO()
     results = []
     with contextlib.redirect_stdout(printed):
