@@ -124,7 +124,7 @@ def test_fixed_code_cells_compute_and_print_the_same(tmp_path: Path):
     after = read_notebook(str(path), path.read_text(encoding="utf-8"))
 
     def execute(notebook) -> tuple[object, str]:
-        namespace: dict[str, object] = {}
+        namespace: dict[str, object] = {"__name__": "__main__"}
         printed = io.StringIO()
         torch._dynamo.reset()
         with contextlib.redirect_stdout(printed):
@@ -277,7 +277,7 @@ def test_an_added_definition_goes_into_the_cell_that_needs_it(tmp_path: Path):
     for notebook_code in (before, after):
         printed = io.StringIO()
         torch._dynamo.reset()
-        namespace: dict[str, object] = {}
+        namespace: dict[str, object] = {"__name__": "__main__"}
         with contextlib.redirect_stdout(printed):
             exec(compile(notebook_code.module_text, "<cells>", "exec"), namespace)
         shown.append((namespace["result"].tolist(), printed.getvalue()))
