@@ -192,9 +192,10 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
     result.update(parameters=probed["parameters"], shrunk=probed["shrunk"])
     with tempfile.TemporaryDirectory(prefix="reach-") as scratch:
         entry = Path(scratch) / "entry.py"
+        packages = [package]
         if program:
             result["library"] = probed["library"]
-            package = _package_dir(python, probed["library"])
+            packages = [_package_dir(python, name) for name in probed["packages"]]
             entry.write_text(PROGRAM_ENTRY.format(name=name, library=probed["library"], benchmarks=str(HERE)))
         else:
             entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"]))
@@ -211,11 +212,11 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
             result["seconds"] = round(time.perf_counter() - start, 1)
             return result
         site = Path(scratch) / "site"
-        copy = copy_package(package, site)
+        copies = [copy_package(package, site) for package in packages]
         try:
             done = _run(
                 [python, "-m", "graphweld", "fix", "--entry", str(entry), "--unsafe-fixes", "--compile-options",
-                 "backend=eager", "--format", "json", *(["--train"] if train else []), str(copy)],
+                 "backend=eager", "--format", "json", *(["--train"] if train else []), *map(str, copies)],
                 fix_timeout, {"PYTHONPATH": str(site)},
             )  # fmt: skip
             fixed = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout.strip() else None

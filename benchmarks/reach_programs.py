@@ -24,6 +24,8 @@ import torch
 
 # name -> (library module to import, build(): the program); its inputs are `_<build>_inputs()`.
 PROGRAMS: dict[str, tuple[str, Callable[[], Any]]] = {}
+# The packages a library's code runs in, fixed together (gpytorch builds linear_operator's operators).
+PACKAGES = {"gpytorch": ("gpytorch", "linear_operator")}
 
 
 def program(name: str, library: str):  # type: ignore[no-untyped-def]
@@ -432,7 +434,8 @@ def probe(name: str) -> dict[str, Any]:
         last = traceback.format_exception_only(type(exc), exc)[-1].strip()
         return {"ok": False, "error": f"eager call fails: {last[:200]}"}
     parameters = sum(p.numel() for p in built.parameters()) if isinstance(built, torch.nn.Module) else 0
-    return {"ok": True, "parameters": parameters, "shrunk": [], "library": library_of(name)}
+    library = library_of(name)
+    return {"ok": True, "parameters": parameters, "shrunk": [], "library": library, "packages": list(PACKAGES.get(library, (library,)))}
 
 
 def main(argv: list[str]) -> None:
