@@ -146,7 +146,7 @@ def _rewrite(
     if read_elsewhere:
         raise Refused(f"`{sorted(read_elsewhere)[0]}` is assigned on one side only and read elsewhere")
 
-    condition = values.boolean_source(node.test, module)
+    condition = values.boolean_source(node.test, module, torch_name)
     names = _function_names(values, results[0])
     parameters = ", ".join(operands)
     returned = ", ".join(results)

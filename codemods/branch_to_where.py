@@ -116,7 +116,7 @@ def _rewrite(
         "torch.where equals the branch only when both values have the same shape and dtype and the "
         "condition has one element",
     ]
-    condition = values.boolean_source(node.test, module)
+    condition = values.boolean_source(node.test, module, torch_name)
     reason = values.impurity(node.test)
     if reason:
         raise Refused(f"the condition would be computed anew: {reason}")

@@ -132,7 +132,7 @@ class RuleContext:
         if function is None or id(node) in self.elif_nodes or not self.in_compiled_region:
             return None
         values = self.function_values(function)
-        if not (values.is_tensor(node.test) or self.branches_on_tensor_per_run(node)):
+        if not (values.decides_on_tensor(node.test) or self.branches_on_tensor_per_run(node)):
             return None
         torch_name = self.regions.imports.local_name("torch")
         return (values, torch_name) if torch_name is not None else None

@@ -149,6 +149,15 @@ class FunctionValues:
             return False
         return self.is_tensor(left, seen) or self.is_tensor(right, seen)
 
+    def decides_on_tensor(self, test: cst.BaseExpression) -> bool:
+        """Whether deciding on the test needs a tensor's value: the test is a tensor, or `not`,
+        `and`, `or` of such tests (all of them: `boolean_source` writes them as tensors)."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self.decides_on_tensor(test.expression)
+        if isinstance(test, cst.BooleanOperation):
+            return self.decides_on_tensor(test.left) and self.decides_on_tensor(test.right)
+        return self.is_tensor(test)
+
     def is_boolean(self, node: cst.BaseExpression) -> bool:
         """Whether the expression, known to be a tensor, is a tensor of booleans (a condition
         torch.where takes as it is): a comparison, `isinf`/`any`/..., or `~`, `&`, `|` of those."""
@@ -167,10 +176,18 @@ class FunctionValues:
             return value is not None and self.is_boolean(value)
         return False
 
-    def boolean_source(self, test: cst.BaseExpression, module: cst.Module) -> str:
+    def boolean_source(self, test: cst.BaseExpression, module: cst.Module, torch_name: str = "torch") -> str:
         """The source of a tensor condition as the boolean tensor `torch.where` and `torch.cond`
         take: as written when it is one, else its `.bool()` (`if t:` tests t's only element
-        against zero)."""
+        against zero); Python's `not`, `and` and `or`, which would ask for the tensor's value,
+        become `torch.logical_not`, `logical_and` and `logical_or`."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return f"{torch_name}.logical_not({self.boolean_source(test.expression, module, torch_name)})"
+        if isinstance(test, cst.BooleanOperation):
+            function = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
+            left = self.boolean_source(test.left, module, torch_name)
+            right = self.boolean_source(test.right, module, torch_name)
+            return f"{torch_name}.{function}({left}, {right})"
         code = source(test, module)
         if self.is_boolean(test):
             return code
