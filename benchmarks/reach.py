@@ -17,6 +17,12 @@ transformers, never the test suite's pin):
     .venv-reach/bin/python benchmarks/reach.py --models LlamaForCausalLM,MixtralForCausalLM
     .venv-reach/bin/python benchmarks/reach.py --report [--survey nightly-report.json]
 
+Beside the transformers classes, `--programs` measures programs built from the other pure-Python
+libraries people compile (`reach_programs.py`: kornia, torchmetrics, torch-geometric, diffusers,
+x-transformers, torchdiffeq, gpytorch; installed in the same environment with `pip install kornia
+torchmetrics torch_geometric diffusers x-transformers torchdiffeq gpytorch`); their fix rewrites a
+copy of the library's packages, and the report gives their numbers apart.
+
 For each class: `reach_models.py probe` finds the config changes and input recipe and checks one
 eager call; an entry (graphweld's convention) is written for it; `graphweld explain` counts the
 breaks against the installed package; for a model with breaks, the package is copied, `graphweld
