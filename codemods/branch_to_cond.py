@@ -147,7 +147,7 @@ def _rewrite(
         raise Refused(f"`{sorted(read_elsewhere)[0]}` is assigned on one side only and read elsewhere")
 
     condition = values.boolean_source(node.test, module, torch_name)
-    names = _function_names(values, results[0])
+    names = values.unused_names(f"_{results[0]}_if_true", f"_{results[0]}_if_false")
     parameters = ", ".join(operands)
     returned = ", ".join(results)
     definitions = []
@@ -181,13 +181,3 @@ def _elements(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(target, (cst.Tuple, cst.List)):
         return [element.value for element in target.elements]
     return [target]
-
-
-def _function_names(values: FunctionValues, result: str) -> tuple[str, str]:
-    """Names for the two sides that the function does not use already."""
-    suffix = ""
-    number = 1
-    while values.is_local(f"_{result}_if_true{suffix}") or values.is_local(f"_{result}_if_false{suffix}"):
-        number += 1
-        suffix = f"_{number}"
-    return f"_{result}_if_true{suffix}", f"_{result}_if_false{suffix}"

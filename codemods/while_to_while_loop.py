@@ -125,7 +125,7 @@ def _rewrite(node: cst.While, function: cst.FunctionDef, values, torch_name: str
     unbound = [name for name in carried if name not in bound_outside and name not in parameters]
     if unbound:
         raise Refused(f"`{unbound[0]}` is not bound before the loop")
-    cond_name, body_name = _function_names(values, carried[0])
+    cond_name, body_name = values.unused_names(f"_{carried[0]}_while_cond", f"_{carried[0]}_while_body")
     names = ", ".join(carried)
     body = "".join(f"    {line}\n" for s in statements for line in source(s, module).splitlines())
     copies = ", ".join(f"{name}.clone()" for name in carried)
@@ -152,12 +152,3 @@ def _plain_names(target: cst.BaseExpression) -> bool:
     if isinstance(target, (cst.Tuple, cst.List)):
         return all(isinstance(element, cst.Element) and isinstance(element.value, cst.Name) for element in target.elements)
     return isinstance(target, cst.Name)
-
-
-def _function_names(values, first: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
-    """Names for the condition and the body that the function does not use already."""
-    suffix, number = "", 1
-    while values.is_local(f"_{first}_while_cond{suffix}") or values.is_local(f"_{first}_while_body{suffix}"):
-        number += 1
-        suffix = f"_{number}"
-    return f"_{first}_while_cond{suffix}", f"_{first}_while_body{suffix}"

@@ -108,6 +108,14 @@ class FunctionValues:
     def is_local(self, name: str) -> bool:
         return name in self.parameters or name in self.bindings
 
+    def unused_names(self, *names: str) -> tuple[str, ...]:
+        """The names with the first suffix ("", "_2", "_3", ...) that makes none of them a local."""
+        suffix, number = "", 1
+        while any(self.is_local(f"{name}{suffix}") for name in names):
+            number += 1
+            suffix = f"_{number}"
+        return tuple(f"{name}{suffix}" for name in names)
+
     def is_tensor(self, node: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> bool:
         """Whether the expression is a tensor whatever the inputs (as far as the code shows)."""
         if isinstance(node, cst.Name):
