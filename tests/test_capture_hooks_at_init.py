@@ -79,3 +79,18 @@ def test_without_unsafe_fixes_it_is_offered_not_made(workdir: Path):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["kept"] == {}
     assert (package / "modeling.py").read_text() == before
+
+
+def test_a_file_the_run_only_passed_through_gets_only_fixes_made_from_callers():
+    from graphweld.engine import fix_text, propose
+    from graphweld.settings import Settings
+
+    text = (
+        "import torch\n\n\n@torch.compile\ndef step(model, x):\n"
+        "    print('step')\n"  # isolate-io would defer this in a file with a break of its own
+        "    return model(x)\n"
+    )
+    settings = Settings(unsafe_fixes=True)
+    assert [change.rule for change in propose(text, "train.py", settings).changes] == ["isolate-io"]
+    assert propose(text, "train.py", settings, stack_lines=frozenset({7})).changes == []
+    assert fix_text(text, "train.py", settings, stack_lines=frozenset({7})).text == text

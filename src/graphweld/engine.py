@@ -435,19 +435,25 @@ def propose(
     `data_dependent_lines`: the sites among them where Dynamo stopped on data-dependent branching.
     `stack_lines`: lines on the stack of a break the run saw further in (the calls that led to
     it); only rules that fix a break from its callers (`Rule.fixes_from_callers`) read them, and
-    in a file without a compiled region only those rules run.
+    in a file with no break of its own only those rules run.
     `module`: the text's tree when the caller has it already.
     `excluded`: changes the caller ruled out (by key); they are not proposed, and a rule with
     several forms proposes its next one instead.
     `compiled_elsewhere`: functions other modules compile (`Net.forward`): regions too.
     Raises SourceError when the text does not parse.
     """
-    if module is None:
-        module = parse(text)
     rules = selected_rules(settings) if rules is None else rules
+    passed_through = bool(stack_lines) and not (site_lines or site_functions or called_lines or called_functions)
+    if passed_through:
+        # A file the run only passed through on the way to a break: only a fix made from a caller.
+        rules = [rule for rule in rules if rule.fixes_from_callers]
     if not (site_lines or site_functions or called_lines or called_functions):
         # A rule whose trigger words the text does not contain has nothing to find in it.
         rules = [rule for rule in rules if _mentions_trigger(text, rule, settings)]
+        if passed_through and not rules:
+            return Proposals(any_compiled=False)
+    if module is None:
+        module = parse(text)
     regions = CompiledRegions(
         module,
         assume_compiled=settings.assume_compiled,
@@ -461,12 +467,7 @@ def propose(
         site_functions=frozenset(regions.root_names), called_functions=frozenset(regions.called_names),
         any_compiled=regions.any_compiled,
     )
-    if not regions.any_compiled and stack_lines:
-        # Code on the way to a break, not known to be compiled: only a fix made from a caller.
-        rules = [rule for rule in rules if rule.fixes_from_callers]
-    elif not regions.any_compiled:
-        return empty
-    if not rules:
+    if not rules or not (regions.any_compiled or passed_through):
         return empty
     context = RuleContext(
         module, settings, regions, path, text=text, data_dependent_lines=data_dependent_lines, stack_lines=stack_lines
@@ -584,9 +585,11 @@ def fix_text(
 ) -> FixOutcome:
     """Apply every allowed change, repeating until no rule proposes one.
 
-    `site_lines`, `called_lines`, `data_dependent_lines`, `stack_lines`: graph-break lines seen by
-    a run, and the calls on their stacks (see `propose`); they are resolved to functions in the first round, which later rounds keep
-    although the lines move.
+    `site_lines`, `called_lines`, `data_dependent_lines`: graph-break lines seen by a run (see
+    `propose`); they are resolved to functions in the first round, which later rounds keep
+    although the lines move. `stack_lines`: the calls on the breaks' stacks (see `propose`); a
+    file with no break of its own keeps them in every round, so that only the rules fixing a
+    break from its callers run on it.
     `allowed`: when given, only changes with these keys are applied; `excluded`: changes with
     these keys are never proposed (a rule with several forms proposes its next one). Keys are
     located in `text`, whichever round proposes the change. `compiled_elsewhere`: the functions
@@ -604,6 +607,10 @@ def fix_text(
     module: cst.Module | None = None
     site_functions: frozenset[str] = frozenset()
     called_functions: frozenset[str] = frozenset()
+    passed_through = bool(stack_lines) and not (site_lines or called_lines or data_dependent_lines)
+    if passed_through and not any(rule.fixes_from_callers and _mentions_trigger(text, rule, settings) for rule in rules):
+        return FixOutcome(text, [], [], [], [], False)  # nothing to do in a file the run passed through
+
     def located(change: Change) -> Change:
         # A later round's change is located in the text earlier rounds made: locate it in the
         # original text (the `-` side of the diff, and the cells of a notebook as it was).
@@ -635,7 +642,7 @@ def fix_text(
                 called_lines=called_lines if round_number == 0 else frozenset(),
                 called_functions=called_functions,
                 data_dependent_lines=data_dependent_lines if round_number == 0 else frozenset(),
-                stack_lines=stack_lines if round_number == 0 else frozenset(),
+                stack_lines=stack_lines if round_number == 0 or passed_through else frozenset(),
                 module=module,
                 excluded=ruled_out if (excluded or allowed is not None) else None,
                 compiled_elsewhere=compiled_elsewhere,
