@@ -394,7 +394,7 @@ def _summary(label: str, rows: list[dict]) -> None:
     after = sum((row.get("after") or row["before"])["graph_breaks"] for row in breaking)
     whole = sum(1 for row in breaking if (row.get("after") or {}).get("graph_breaks") == 0)
     shrunk = sum(1 for row in measured if row.get("shrunk"))
-    print(f"{len(rows)} classes tried, {len(measured)} measured ({shrunk} with widths cut to the parameter budget), "
+    print(f"{len(rows)} tried, {len(measured)} measured ({shrunk} with widths cut to the parameter budget), "
           f"{len(not_built)} not built or not measured; {len(breaking)} with breaks")  # fmt: skip
     if before:
         print(f"breaks on the breaking models: {before} -> {after} ({100 * (before - after) / before:.0f}% removed); "
