@@ -7,7 +7,7 @@ import libcst as cst
 from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
-from graphweld.analysis.scopes import target_names
+from graphweld.analysis.scopes import loaded_names, target_names
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.walk import iter_nodes
 
@@ -97,7 +97,7 @@ class BranchToWhere(Rule):
             return
         values, torch_name = decision
         try:
-            replacement, reasons = _rewrite(node, values, torch_name, context.module)
+            replacement, reasons = _rewrite(node, values, torch_name, context.module, context.current_function)
         except Refused:
             # branch-to-cond takes the branches that do more than select, or says why not.
             return
@@ -110,7 +110,7 @@ class BranchToWhere(Rule):
 
 
 def _rewrite(
-    node: cst.If, values: FunctionValues, torch_name: str, module: cst.Module
+    node: cst.If, values: FunctionValues, torch_name: str, module: cst.Module, function: cst.FunctionDef
 ) -> tuple[list[cst.BaseStatement], list[str]]:
     reasons = [
         "torch.where equals the branch only when both values have the same shape and dtype and the "
@@ -138,16 +138,24 @@ def _rewrite(
 
     merged: list[cst.BaseStatement] = []
     if other_tail is None:
+        temporaries = {id(statement) for statement in _temporaries(taken_tail, node, function, values, module)}
+        if temporaries:
+            reasons.append("the branch's temporaries are now computed on every input")
         for statement in taken_tail:
             target, value = _single_assignment(statement, module)
+            _require_pure(value, values)
+            if id(statement) in temporaries:
+                merged.append(statement)  # computed first, as it was, and read by the selections below
+                continue
             if (
                 not isinstance(target, cst.Name)
                 or len(values.bindings.get(target.value, [])) < 2
                 and target.value not in values.parameters
             ):
                 raise Refused("without `else`, the branch must rebind names already bound")
-            _require_pure(value, values)
             merged.append(_assignment(statement, torch_name, condition, source(value, module), target.value, module))
+        if len(temporaries) == len(taken_tail):
+            raise Refused("the branch selects no value")
         _check_condition_unchanged(node.test, caches, merged, module)
         return [*caches, *merged], reasons
 
@@ -160,6 +168,26 @@ def _rewrite(
         merged.append(_merge(first, second, values, torch_name, condition, module))
     _check_condition_unchanged(node.test, caches, merged, module)
     return [*caches, *merged], reasons
+
+
+def _temporaries(
+    statements: list[cst.BaseStatement], node: cst.If, function: cst.FunctionDef, values: FunctionValues, module: cst.Module
+) -> list[cst.BaseStatement]:
+    """The branch's statements that bind a name only there, read nowhere outside the branch:
+    values the branch computes for its own selections (RT-DETR's `clamp_value`), which can be
+    computed on every input when they are pure."""
+    outside = loaded_names([function.body], skip=node)
+    found = []
+    for statement in statements:
+        target, _ = _single_assignment(statement, module)
+        if (
+            isinstance(target, cst.Name)
+            and len(values.bindings.get(target.value, [])) == 1
+            and target.value not in values.parameters
+            and target.value not in outside
+        ):
+            found.append(statement)
+    return found
 
 
 def _check_condition_unchanged(

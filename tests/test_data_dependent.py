@@ -46,6 +46,11 @@ def before_and_after(case: str) -> tuple[object, object]:
             [(torch.ones(3), torch.arange(3.0)), (-torch.ones(3), torch.arange(3.0))],
         ),
         ("branch-to-cond/one_sided_temporary", "norm", [(torch.ones(2, 3),), (torch.zeros(2, 3),)]),
+        (
+            "branch-to-where/rtdetr_training_clamp",
+            "train_forward",
+            [(torch.ones(2, 4),), (torch.full((2, 4), float("inf")),)],
+        ),
         ("guard-to-check/negated_with_logical_not", "normalize", [(torch.ones(3),), (torch.arange(1.0, 4.0),)]),
         ("guard-to-check/assert_on_tensor", "observe", [(torch.arange(1.0, 5.0),), (torch.ones(3),)]),
         (

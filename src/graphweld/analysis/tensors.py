@@ -29,6 +29,8 @@ TENSOR_FUNCTIONS = frozenset(
         "sub sum tanh tensor where zeros zeros_like"
     ).split()
 )
+# torch functions that return something other than a tensor and have no effect: a dtype's limits.
+PURE_FUNCTIONS = frozenset(("torch.finfo", "torch.iinfo"))
 # Tensor methods that return a tensor (not `item`, `tolist`, `size`, `dim`, `numel`, `nonzero`...).
 TENSOR_METHODS = frozenset(
     (
@@ -234,13 +236,15 @@ class FunctionValues:
             return self.impurity(node.value)
         if isinstance(node, cst.Call):
             name = self.imports.qualify(node.func)
-            known = name in TENSOR_FUNCTIONS or (
+            known = name in TENSOR_FUNCTIONS or name in PURE_FUNCTIONS or (
                 isinstance(node.func, cst.Attribute) and node.func.attr.value in TENSOR_METHODS
             )
             if not known:
                 return f"`{_code(node.func)}(...)` may have side effects"
             receiver = (
-                node.func.value if isinstance(node.func, cst.Attribute) and name not in TENSOR_FUNCTIONS else None
+                node.func.value
+                if isinstance(node.func, cst.Attribute) and name not in TENSOR_FUNCTIONS and name not in PURE_FUNCTIONS
+                else None
             )
             for part in ([receiver] if receiver is not None else []) + [arg.value for arg in node.args]:
                 reason = self.impurity(part)
