@@ -18,7 +18,8 @@ class GuardToCheck(Rule):
     condition is a tensor: known from the code (`if (shapes[:, 0] * shapes[:, 1]).sum() != n:`
     after `shapes = torch.as_tensor(...)`), or because a run of the entry saw Dynamo stop on
     data-dependent branching (GB0170) at that `if`. The message must be a string literal (or
-    absent).
+    absent), or a literal formatted with `.format(...)` or `%`, whose text is kept without the
+    values (formatting them would read the tensor the check is about).
 
     ## Why the graph breaks
     Deciding whether to raise needs the tensor's value, which Dynamo does not know while it builds
@@ -46,8 +47,9 @@ class GuardToCheck(Rule):
     check raises `RuntimeError` with the same message, so code that catches the original exception
     type no longer catches it. On CUDA the check is asynchronous: a failure surfaces later as a
     device-side assertion, which leaves the CUDA context unusable. The condition must have one
-    element, as the `if` required. The condition is evaluated once, as before. Guards with other
-    statements besides the `raise`, `else` branches and messages that are not string literals are
+    element, as the `if` required. The condition is evaluated once, as before. A formatted message
+    loses its values: the check says `"underflow in dt {}"`, not the number. Guards with other
+    statements besides the `raise`, `else` branches and other messages (an f-string, a name) are
     left alone, and so are guards on sizes (`if x.shape[0] != n:`), which Dynamo decides while
     tracing without a break.
 
@@ -63,7 +65,8 @@ class GuardToCheck(Rule):
     fails raises, as the `and` stops at its first false operand. Only when every operand is known
     to be a tensor, or a run saw the break at the `assert` and no operand is a bare name or
     constant that may be a Python value (an operand that is not a tensor makes the run fail, and
-    the rewrite is dropped), and the message is a string literal or absent. Unsafe: a failed check
+    the rewrite is dropped), and the message is a string literal, a formatted one (its text kept) or
+    absent. Unsafe: a failed check
     raises `RuntimeError` instead of `AssertionError` (asynchronously on CUDA), and the check now
     runs under `python -O` too.
 
@@ -142,10 +145,11 @@ class GuardToCheck(Rule):
         if torch_name is None:
             return
         message = statement.msg
-        if message is not None and not _is_string_literal(message):
+        template = None if message is None else _message_template(message)
+        if message is not None and template is None:
             self.report(node, f"assertion on a tensor's value `{context.code(node)}` is not rewritten: its message is not a string literal")
             return
-        message_code = [] if message is None else [source(message.with_changes(lpar=[], rpar=[]), context.module)]
+        message_code = [] if template is None else [source(template.with_changes(lpar=[], rpar=[]), context.module)]
         lines = [call_code(f"{torch_name}._assert_async", [source(operand, context.module), *message_code], 88) for operand in operands]
         replacements = [cst.parse_statement(line + "\n") for line in lines]
         replacements[0] = replacements[0].with_changes(leading_lines=node.leading_lines)
@@ -156,7 +160,7 @@ class GuardToCheck(Rule):
             message=(
                 f"assertion on a tensor's value `{context.code(node)}` breaks the graph; check it in the graph with "
                 f"`{torch_name}._assert_async` (unsafe: a failed check raises RuntimeError instead of AssertionError, "
-                "asynchronously on CUDA, and runs under `python -O` too)"
+                f"asynchronously on CUDA, and runs under `python -O` too{_WITHOUT_VALUES if template is not message else ''})"
             ),
             safety=Safety.UNSAFE,
         )
@@ -181,7 +185,7 @@ class GuardToCheck(Rule):
         if torch_name is None:
             return
         guard = f"`if {context.code(node.test)}: raise ...`"
-        exception, message = _exception_and_message(raised.exc)
+        exception, message, formatted = _exception_and_message(raised.exc)
         if message is None:
             self.report(
                 node, f"guard on a tensor's value {guard} is not rewritten: its message is not a string literal"
@@ -204,14 +208,14 @@ class GuardToCheck(Rule):
                 changes = f"a failed check raises RuntimeError instead of {exception}, asynchronously on CUDA"
             message_text = (
                 f"guard on a tensor's value {guard} breaks the graph; check it in the graph with "
-                f"`{torch_name}._assert_async` (unsafe: {changes})"
+                f"`{torch_name}._assert_async` (unsafe: {changes}{_WITHOUT_VALUES if formatted else ''})"
             )
         else:
             changes = "" if exception == "RuntimeError" else f"a failed check raises RuntimeError instead of {exception}; "
             message_text = (
                 f"guard on a value read with `.item()` {guard} breaks the graph; state it with `{torch_name}._check`, "
                 f"which Dynamo keeps as a runtime assertion when it captures the value (unsafe: {changes}"
-                "the graph stays whole only with capture_scalar_outputs)"
+                f"the graph stays whole only with capture_scalar_outputs{_WITHOUT_VALUES if formatted else ''})"
             )
         self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
 
@@ -254,18 +258,42 @@ def _reads_item(test: cst.BaseExpression, values: FunctionValues) -> bool:
 _SCALAR_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
 
-def _exception_and_message(exc: cst.BaseExpression) -> tuple[str, str | None]:
-    """The exception's name and its message's source text ("" for none; None when not a literal)."""
+def _exception_and_message(exc: cst.BaseExpression) -> tuple[str, str | None, bool]:
+    """The exception's name, its message's source text ("" for none; None when it is not a
+    literal or a literal's `.format(...)` / `%`), and whether values formatted into it are left out."""
     if isinstance(exc, cst.Call):
         name = cst.Module([]).code_for_node(exc.func)
         if not exc.args:
-            return name, ""
+            return name, "", False
         if len(exc.args) == 1 and exc.args[0].keyword is None and not exc.args[0].star:
             value = exc.args[0].value
-            if _is_string_literal(value):
-                return name, cst.Module([]).code_for_node(value).strip()
-        return name, None
-    return cst.Module([]).code_for_node(exc), ""
+            template = _message_template(value)
+            if template is not None:
+                return name, cst.Module([]).code_for_node(template.with_changes(lpar=[], rpar=[])).strip(), template is not value
+        return name, None, False
+    return cst.Module([]).code_for_node(exc), "", False
+
+
+# Said of a message whose values are left out: the check's message is its text as written.
+_WITHOUT_VALUES = "; the message keeps its text, without the values formatted into it"
+
+
+def _message_template(message: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The string literal a message is, or is formatted from (`"underflow in dt {}".format(dt.item())`,
+    `"... %s" % x`): a check's message must be known while tracing, and formatting it would read
+    the values the check is about. None for any other message (an f-string, a name)."""
+    if _is_string_literal(message):
+        return message
+    if (
+        isinstance(message, cst.Call)
+        and isinstance(message.func, cst.Attribute)
+        and message.func.attr.value == "format"
+        and _is_string_literal(message.func.value)
+    ):
+        return message.func.value
+    if isinstance(message, cst.BinaryOperation) and isinstance(message.operator, cst.Modulo) and _is_string_literal(message.left):
+        return message.left
+    return None
 
 
 def _holds(test: cst.BaseExpression, torch_name: str, module: cst.Module) -> str:
