@@ -29,7 +29,10 @@ class BranchToWhere(Rule):
     on data-dependent branching, GB0170) and whose branches only choose values: each branch binds
     the same names, or makes the same call with different arguments (`self.register_buffer("inv_freq",
     ..., persistent=False)`). An `if` without `else` that rebinds names already bound is taken as
-    selecting between the new and the old value. Before the selection, a branch may fill a cache
+    selecting between the new and the old value; its temporaries (names it binds only there and
+    that nothing outside it reads: RT-DETR's `clamp_value` in its training clamp) are computed
+    first. A condition written with `not`, `and`, `or` becomes `torch.logical_not`, `logical_and`,
+    `logical_or`. Before the selection, a branch may fill a cache
     on an object (`if not hasattr(self, "long_inv_freq"): self.long_inv_freq = ...`) or move a
     cached tensor (`self.cache = self.cache.to(device)`); those statements are hoisted above the
     selection, since they do not depend on the condition.
@@ -69,7 +72,8 @@ class BranchToWhere(Rule):
     that take each side. `torch.where` equals the branch only when both values have the same shape
     and dtype (it broadcasts and promotes) and the condition has one element (`if` raises on more),
     and graphweld cannot see shapes or dtypes in the source. Both sides are now computed on every
-    input: the rule refuses values that call anything but known tensor operations, index by a
+    input, and so are the temporaries: the rule refuses values that call anything but known tensor
+    operations (and `torch.finfo`/`iinfo`), index by a
     value that may be a boolean mask (a data-dependent shape) or slice by a value; hoisted cache
     statements run on inputs that did not need them, which matters if what they call is
     expensive or has effects. A branch holding anything else (I/O, `raise`, `return`, loops,
