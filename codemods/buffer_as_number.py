@@ -9,7 +9,8 @@ from typing import Callable
 import libcst as cst
 
 from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
-from graphweld.analysis.scopes import fresh_name, target_names
+from graphweld.analysis.names import decorator_name
+from graphweld.analysis.scopes import bound_names, fresh_name, target_names
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -178,10 +179,10 @@ def _plan_init(init: cst.FunctionDef, qualify: Callable, taken: set[str], attrib
             # The number goes first, with the statement's comments and blank lines above both.
             before.append(_assign(cst.Name(twin), value).with_changes(leading_lines=statement.leading_lines))
             statement = statement.with_changes(leading_lines=())
-            assigned = {name}
             numbers[name] = twin
         else:
-            assigned = _bound_names(statement)
+            for name in bound_names([statement]):
+                numbers.pop(name, None)  # bound to something else now
         if buffer is not None:
             attribute, value = buffer
             twin_value = _number_of(value, numbers)
@@ -195,8 +196,6 @@ def _plan_init(init: cst.FunctionDef, qualify: Callable, taken: set[str], attrib
                 plan.buffers[attribute] = twin
                 if plan.first_buffer is None:
                     plan.first_buffer = statement
-        for name in assigned - ({made[0]} if made is not None else set()):
-            numbers.pop(name, None)
         plan.body += [*before, statement, *after]
     return plan
 
@@ -306,18 +305,6 @@ def _single_assign(statement: cst.BaseStatement) -> cst.Assign | None:
     return None
 
 
-def _bound_names(statement: cst.BaseStatement) -> set[str]:
-    """Local names a statement (or any statement nested in it) assigns."""
-    bound: set[str] = set()
-    for node in iter_nodes(statement):
-        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
-            bound |= set(target_names(node.target))
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            bound |= set(target_names(node.asname.name))
-    return bound
-
-
-
 def _reads(method: cst.FunctionDef, buffers: dict[str, str]) -> bool:
     if not method.params.params:
         return False
@@ -352,9 +339,10 @@ class _ClassConversion:
         self.buffers = buffers
         self.qualify = qualify
         self.result = _Converted()
-        # method name -> whether it returns a number once rewritten (methods being analysed: None)
-        self.returns_number: dict[str, bool | None] = {}
-        self.checked_callees: set[tuple[str, frozenset[int]]] = set()
+        # method name -> whether it returns a number once rewritten
+        self.returns_number: dict[str, bool] = {}
+        # (method, parameters given numbers) already found to take them as they are
+        self.checked_callees: set[tuple[str, frozenset[str]]] = set()
 
     def run(self, readers: list[str]) -> _Converted:
         """Each reading method rewritten, and the methods that get a number from one (a private
@@ -366,7 +354,7 @@ class _ClassConversion:
             self.checked_callees = set()
             flows = {}
             for name in names:
-                flows[name] = flow = _Flow(self, self.methods[name], numbers=set(), rewrite=True)
+                flows[name] = flow = _Flow(self, self.methods[name], numbers=set())
                 flow.run()
                 self.returns_number[name] = bool(flow.returns_number)
             callers = []
@@ -392,17 +380,17 @@ class _ClassConversion:
         if method is None or _reads(method, self.buffers):
             return False
         params = list(method.params.params)
-        static = any(_decorator(d) == "staticmethod" for d in method.decorators)
+        static = any(decorator_name(d) == "staticmethod" for d in method.decorators)
         if not static and params:
             params = params[1:]
         chosen = {params[i].name.value for i in positions if i < len(params)} | keywords
         if len(chosen) < len(positions) + len(keywords):
             return False
-        key = (name, frozenset(chosen))  # type: ignore[arg-type]
+        key = (name, frozenset(chosen))
         if key in self.checked_callees:
             return True
         self.checked_callees.add(key)
-        flow = _Flow(self, method, numbers=set(chosen), rewrite=False, static=static)
+        flow = _Flow(self, method, numbers=set(chosen), static=static)
         flow.run()
         return not flow.replacements and not flow.returns_number
 
@@ -419,27 +407,21 @@ def _called_outside(module: cst.Module, node: cst.ClassDef, name: str) -> bool:
     return any(isinstance(n, cst.Attribute) and n.attr.value == name and id(n) not in inside for n in iter_nodes(module))
 
 
-def _decorator(decorator: cst.Decorator) -> str | None:
-    target = decorator.decorator
-    return target.value if isinstance(target, cst.Name) else None
-
-
 class _Flow:
     """One method's statements, in order, with the names that hold numbers (values read from the
     buffers, or computed from them); raises NotConvertible where one meets code for tensors."""
 
-    def __init__(self, conversion: _ClassConversion, method: cst.FunctionDef, numbers: set[str], rewrite: bool, static: bool = False) -> None:
+    def __init__(self, conversion: _ClassConversion, method: cst.FunctionDef, numbers: set[str], static: bool = False) -> None:
         self.conversion = conversion
         self.method = method
         self.numbers = numbers
         # Names holding Python numbers either way (a shape, a literal).
         self.plain: set[str] = set()
-        self.rewrite = rewrite
         params = method.params.params
         self.receiver = None if static or not params else params[0].name.value
         # id of a node -> how it changes: ("attribute", the number's attribute) for a buffer read,
         # ("math", "ceil") for torch.ceil, ("receiver", "") for `.item()` / `.to(dtype)` dropped.
-        # A callee checked to take numbers as they are must need none.
+        # A callee checked to take numbers as they are must need none (it reads no buffer).
         self.replacements: dict[int, tuple[str, str]] = {}
         self.returns_number: bool | None = None
 
@@ -503,7 +485,7 @@ class _Flow:
         return OTHER
 
     def bind(self, target: cst.BaseExpression, kind: str) -> None:
-        names = {n.value for n in iter_nodes(target) if isinstance(n, cst.Name)}
+        names = set(target_names(target))
         if not isinstance(target, (cst.Name, cst.Tuple, cst.List)):
             if kind == NUMBER:
                 raise NotConvertible("a number stored in an attribute or item")
@@ -530,8 +512,7 @@ class _Flow:
             return PLAIN
         if isinstance(node, cst.Attribute):
             if self._is_buffer(node):
-                if self.rewrite:
-                    self.replacements[id(node)] = ("attribute", self.conversion.buffers[node.attr.value])
+                self.replacements[id(node)] = ("attribute", self.conversion.buffers[node.attr.value])
                 return NUMBER
             return self.require_other(node.value)
         if isinstance(node, cst.Subscript):
@@ -564,7 +545,9 @@ class _Flow:
             return NUMBER
         if isinstance(node, cst.UnaryOperation):
             kind = self.expression(node.expression)
-            return kind if kind != NUMBER or isinstance(node.operator, (cst.Minus, cst.Plus, cst.Not)) else self._refuse()
+            if kind == NUMBER and not isinstance(node.operator, (cst.Minus, cst.Plus, cst.Not)):
+                raise NotConvertible("a number in an unsupported operation")
+            return kind
         if isinstance(node, (cst.Tuple, cst.List)):
             kinds = [self.expression(element.value) for element in node.elements]
             return NUMBER if NUMBER in kinds else (PLAIN if kinds and all(k == PLAIN for k in kinds) else OTHER)
@@ -632,16 +615,12 @@ class _Flow:
                 if not self.conversion.callee_takes_numbers(name, positions, keywords):
                     raise NotConvertible(f"`{name}` does not take numbers as they are")
                 return OTHER
-            returns = self.conversion.returns_number.get(name)
-            return NUMBER if returns else OTHER
+            return NUMBER if self.conversion.returns_number.get(name) else OTHER
         if numbers:
             raise NotConvertible(f"a number passed to `{qualified or 'a call'}`")
         return OTHER
 
     # -- helpers
-
-    def _refuse(self) -> str:
-        raise NotConvertible("a number in an unsupported operation")
 
     def _integer_dtype(self, arg: cst.Arg) -> bool:
         return (arg.keyword is None or arg.keyword.value == "dtype") and self.conversion.qualify(arg.value) in _INTEGER_DTYPES

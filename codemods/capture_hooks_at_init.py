@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.names import decorator_name
 from graphweld.positions import node_spans
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -102,7 +103,7 @@ class CaptureHooksAtInit(Rule):
         if post_init is None:
             return
         for method in methods:
-            if not any(_decorator_name(d) == selects for d in method.decorators):
+            if not any(decorator_name(d) == selects for d in method.decorators):
                 continue
             call = _forwarding_call(method)
             if call is None or not self._reached(method, call):
@@ -192,13 +193,6 @@ def _with_install_imported(statement: cst.SimpleStatementLine) -> cst.SimpleStat
         aliases.insert(at, added.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
     replaced = node.with_changes(names=aliases)
     return statement.with_changes(body=[replaced if small is node else small for small in statement.body])
-
-
-def _decorator_name(decorator: cst.Decorator) -> str | None:
-    target = decorator.decorator
-    if isinstance(target, cst.Call):
-        target = target.func
-    return target.value if isinstance(target, cst.Name) else None
 
 
 def _post_init_call(init: cst.FunctionDef) -> cst.SimpleStatementLine | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.names import decorator_name
 from graphweld.analysis.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.scopes import mentioned_names
@@ -191,7 +192,7 @@ def _arguments_by_parameter(call: cst.Call, callee: FunctionInfo) -> dict[str, c
     """The callee's parameter names with the expressions the call passes them."""
     params = callee.node.params
     positional = [*params.posonly_params, *params.params]
-    is_static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in callee.node.decorators)
+    is_static = any(decorator_name(d) == "staticmethod" for d in callee.node.decorators)
     if callee.cls is not None and not is_static:
         positional = positional[1:]  # self or cls
     passed: dict[str, cst.BaseExpression] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.tensors import FunctionValues
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -74,7 +75,7 @@ class SortItemsByKey(Rule):
         function = self.context.current_function
         if function is None or not self.context.in_compiled_region:
             return
-        calls = [node for node in _outside_nested_scopes(part) if self._sorts_dict_items(node, function)]
+        calls = [node for node in iter_nodes(part, prune=_is_nested_definition) if self._sorts_dict_items(node, function)]
         if not calls:
             return
         replaced = part.visit(_AddKey({id(call) for call in calls}))
@@ -105,63 +106,24 @@ class SortItemsByKey(Rule):
             and isinstance(items.func.value, cst.Name)
         ):
             return False
-        return _is_dict(items.func.value.value, function)
+        return _is_dict(items.func.value.value, function, self.context.function_values(function))
 
 
-def _outside_nested_scopes(part: cst.CSTNode):  # type: ignore[no-untyped-def]
-    """The nodes of a statement's own code (not of a function, lambda or class defined in it)."""
-    stack = [part]
-    while stack:
-        node = stack.pop()
-        yield node
-        if node is not part and isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
-        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)) and node is not part:
-            continue  # the body of a compound statement: its own statements are visited
-        stack.extend(child for child in node.children)
+def _is_nested_definition(node: cst.CSTNode) -> bool:
+    """A function, lambda or class defined in the statement: its code is not the statement's."""
+    return isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
 
 
-def _is_dict(name: str, function: cst.FunctionDef) -> bool:
+def _is_dict(name: str, function: cst.FunctionDef, values: FunctionValues) -> bool:
     """The function's `**name`, or a name it binds once, to a dict display, comprehension or
     `dict(...)`, and never again."""
     star = function.params.star_kwarg
-    bindings = [
-        node
-        for node in iter_nodes(function.body)
-        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.WithItem))
-        and any(isinstance(n, cst.Name) and n.value == name for n in iter_nodes(_target(node)))
-    ] + [
-        node for node in iter_nodes(function.body)
-        if isinstance(node, (cst.Global, cst.Nonlocal, cst.FunctionDef, cst.ClassDef)) and _names_it(node, name)
-    ]  # fmt: skip
     if star is not None and star.name.value == name:
-        return not bindings
-    if len(bindings) != 1 or not isinstance(bindings[0], cst.AssignTarget):
-        return False
-    assign = next(
-        n for n in iter_nodes(function.body) if isinstance(n, cst.Assign) and any(t is bindings[0] for t in n.targets)
+        return name not in values.bindings
+    value = values.single_value(name)
+    return isinstance(value, (cst.Dict, cst.DictComp)) or (
+        isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict"
     )
-    value = assign.value
-    return (
-        isinstance(bindings[0].target, cst.Name)
-        and len(assign.targets) == 1
-        and (
-            isinstance(value, (cst.Dict, cst.DictComp))
-            or (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict")
-        )
-    )
-
-
-def _target(node: cst.CSTNode) -> cst.CSTNode:
-    if isinstance(node, cst.WithItem):
-        return node.asname.name if node.asname is not None else cst.Name("_")
-    return node.target  # type: ignore[attr-defined]
-
-
-def _names_it(node: cst.CSTNode, name: str) -> bool:
-    if isinstance(node, (cst.Global, cst.Nonlocal)):
-        return any(item.name.value == name for item in node.names)
-    return node.name.value == name  # type: ignore[attr-defined]
 
 
 class _AddKey(cst.CSTTransformer):

@@ -23,6 +23,15 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+def decorator_name(decorator: cst.Decorator) -> str | None:
+    """The plain name a decorator is written with, called or not: `staticmethod` for
+    `@staticmethod`, `selects` for `@selects("layer")`; None for an attribute or anything else."""
+    target = decorator.decorator
+    if isinstance(target, cst.Call):
+        target = target.func
+    return target.value if isinstance(target, cst.Name) else None
+
+
 def is_literal_constant(value: cst.BaseExpression) -> bool:
     """A literal whose value never changes: numbers, strings (f-strings without expressions),
     `True`/`False`/`None`, signed or negated constants, tuples of them."""
