@@ -457,9 +457,11 @@ class _Flow:
             self.numbers |= numbers_in_body
             self.plain = (self.plain & plain_in_body) - self.numbers
             return
-        # Loops, `with`, `try`, nested definitions: left alone unless no number reaches them.
+        # Loops, `with`, `try`, nested definitions: left alone unless no number reaches them; a
+        # name they bind is no longer known to be a Python number.
         if self._mentions_numbers(statement):
             raise NotConvertible("a number reaches a loop, with, try or nested definition")
+        self.plain -= bound_names([statement])
 
     def small(self, small: cst.BaseSmallStatement) -> str:
         if isinstance(small, cst.Assign):
