@@ -32,10 +32,10 @@ class BranchToWhere(Rule):
     selecting between the new and the old value; its temporaries (names it binds only there and
     that nothing outside it reads: RT-DETR's `clamp_value` in its training clamp) are computed
     first. A condition written with `not`, `and`, `or` becomes `torch.logical_not`, `logical_and`,
-    `logical_or`. Before the selection, a branch may fill a cache
-    on an object (`if not hasattr(self, "long_inv_freq"): self.long_inv_freq = ...`) or move a
-    cached tensor (`self.cache = self.cache.to(device)`); those statements are hoisted above the
-    selection, since they do not depend on the condition.
+    `logical_or`. Before the selection, a branch may fill a cache on an object (`if not
+    hasattr(self, "long_inv_freq"): self.long_inv_freq = ...`) or move a cached tensor
+    (`self.cache = self.cache.to(device)`); those statements are hoisted above the selection,
+    since they do not depend on the condition.
 
     ## Why the graph breaks
     Dynamo cannot trace a Python decision on a tensor's value: the value is not known while the
@@ -73,8 +73,8 @@ class BranchToWhere(Rule):
     and dtype (it broadcasts and promotes) and the condition has one element (`if` raises on more),
     and graphweld cannot see shapes or dtypes in the source. Both sides are now computed on every
     input, and so are the temporaries: the rule refuses values that call anything but known tensor
-    operations (and `torch.finfo`/`iinfo`), index by a
-    value that may be a boolean mask (a data-dependent shape) or slice by a value; hoisted cache
+    operations (and `torch.finfo`/`iinfo`), index by a value that may be a boolean mask (a
+    data-dependent shape) or slice by a value; hoisted cache
     statements run on inputs that did not need them, which matters if what they call is
     expensive or has effects. A branch holding anything else (I/O, `raise`, `return`, loops,
     different statements) is left alone; so is a branch on a value not known to be a tensor, and

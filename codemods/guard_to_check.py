@@ -65,10 +65,9 @@ class GuardToCheck(Rule):
     fails raises, as the `and` stops at its first false operand. Only when every operand is known
     to be a tensor, or a run saw the break at the `assert` and no operand is a bare name or
     constant that may be a Python value (an operand that is not a tensor makes the run fail, and
-    the rewrite is dropped), and the message is a string literal, a formatted one (its text kept) or
-    absent. Unsafe: a failed check
-    raises `RuntimeError` instead of `AssertionError` (asynchronously on CUDA), and the check now
-    runs under `python -O` too.
+    the rewrite is dropped), and the message is a string literal, a formatted one (its text kept)
+    or absent. Unsafe: a failed check raises `RuntimeError` instead of `AssertionError`
+    (asynchronously on CUDA), and the check now runs under `python -O` too.
 
     A check written with torch's own helper, `torch._check_tensor_all(cond)` (or
     `torch._check_tensor_all_with(ErrorType, cond, message)`), reads the tensor's value with
