@@ -373,15 +373,12 @@ def report(rows: list[dict], survey: Path | None) -> None:
         for site in (row.get("sites_before") or []) + (row.get("sites_after") or []):
             if Path(site["file"]).is_file():
                 site["pattern"] = pattern(site)  # the patterns as this version of the script reads them
-    measured = [row for row in rows if row["status"] == "measured"]
-    breaking = [row for row in measured if row["before"]["graph_breaks"] or row["before"]["skipped_frames"]]
-    not_built = [row for row in rows if row["status"] != "measured"]
     for label, part in (("transformers classes", [r for r in rows if not is_program(r["class"])]),
                         ("other libraries' programs", [r for r in rows if is_program(r["class"])])):  # fmt: skip
         if part and len(part) < len(rows):
             _summary(label, part)
     _summary("all", rows)
-    _tables(breaking, not_built, survey, rows)
+    _tables(rows, survey)
 
 
 def _summary(label: str, rows: list[dict]) -> None:
@@ -414,7 +411,11 @@ def _summary(label: str, rows: list[dict]) -> None:
     print()
 
 
-def _tables(breaking: list[dict], not_built: list[dict], survey: Path | None, rows: list[dict]) -> None:
+def _tables(rows: list[dict], survey: Path | None) -> None:
+    """The tables by pattern, by GB id and by model over the breaking rows, the reasons rows were not
+    measured, and the comparison with the survey."""
+    breaking = [row for row in rows if row["status"] == "measured" and (row["before"]["graph_breaks"] or row["before"]["skipped_frames"])]
+    not_built = [row for row in rows if row["status"] != "measured"]
     print("| pattern | models | breaks before | after | sites before | after |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name, (models, sites_before, sites_after, breaks_before, breaks_after) in _by(breaking, "pattern"):
