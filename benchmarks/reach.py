@@ -260,8 +260,11 @@ def best_capture(trials: list[dict]) -> dict | None:
     """The Dynamo capture setting fix --entry measured best on top of its kept rewrites (fewest
     breaks, outputs equal to eager; the fewer settings on a tie): what it offers to set next to
     the program's own torch.compile. None when no setting removed a break."""
-    useful = [t for t in trials if t["outputs_equal"] and t["graph_breaks_after"] < t["graph_breaks_before"]]
-    best = min(useful, key=lambda t: (t["graph_breaks_after"], len(t["settings"])), default=None)
+    def picture(trial: dict, when: str) -> tuple[int, int, int]:
+        return (trial.get(f"skipped_frames_{when}", 0), trial[f"graph_breaks_{when}"], trial.get(f"graphs_{when}", 0))
+
+    useful = [t for t in trials if t["outputs_equal"] and picture(t, "after") < picture(t, "before")]
+    best = min(useful, key=lambda t: (picture(t, "after"), len(t["settings"])), default=None)
     return None if best is None else {"settings": best["settings"], "graph_breaks": best["graph_breaks_after"], "graphs": best["graphs_after"]}
 
 

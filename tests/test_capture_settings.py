@@ -10,8 +10,43 @@ import pytest
 from test_entry import EAGER, invoke
 
 from graphweld.runs.entry import EntryError, parse_compile_options
+from graphweld.runs.runner import parse_break
 
 ENTRY = Path(__file__).parent / "entries" / "value_reads_entry.py"
+
+
+# Dynamo's own records of three breaks (torch 2.13), cut to the lines the parse reads.
+_RECORD = """Graph break in user code at /work/model.py:5
+Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):
+
+{gb_type}
+  Explanation: {explanation}
+{hints}
+
+ For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/{gb}.html
+"""
+
+
+def _record(gb: str, gb_type: str, *hints: str) -> str:
+    return _RECORD.format(gb=gb, gb_type=gb_type, explanation="...", hints="\n".join(f"  Hint: {hint}" for hint in hints))
+
+
+def test_the_setting_measured_for_a_break_is_the_one_its_own_hint_names():
+    # GB0033 from `.item()` inside an op (F.pad of a padding held in a tensor): Dynamo's hint names
+    # capture_scalar_outputs, not the dynamic-shape switch.
+    item = _record("gb0033", "Data dependent operator",
+                   "Enable tracing of data-dependent output operators with `torch._dynamo.config.capture_scalar_outputs = True`")
+    assert parse_break(item)["settings"] == ["capture_scalar_outputs"]
+    # The same GB id from another op: the hint is a custom operator, no switch.
+    other = _record("gb0033", "Data dependent operator", "Consider wrapping the operator into a PyTorch-understood custom operator")
+    assert parse_break(other)["settings"] == []
+    rnn = _record("gb0014", "Attempted to wrap RNN, GRU, or LSTM",
+                  "Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM in Dynamo",
+                  "It may be possible to write Dynamo tracing rules for this code.")
+    assert parse_break(rnn)["settings"] == ["allow_rnn"]
+    shapes = _record("gb0036", "Dynamic shape operator",
+                     "Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`")
+    assert parse_break(shapes)["settings"] == ["capture_dynamic_output_shape_ops"]
 
 
 def test_the_capture_settings_are_compile_options():
@@ -20,6 +55,7 @@ def test_the_capture_settings_are_compile_options():
         "capture_dynamic_output_shape_ops": False,
     }
     assert parse_compile_options("allow_rnn=true") == {"allow_rnn": True}
+    assert parse_compile_options("nested_graph_breaks=true") == {"nested_graph_breaks": True}
     with pytest.raises(EntryError, match="capture_scalar_outputs takes true or false"):
         parse_compile_options("capture_scalar_outputs=maybe")
 
@@ -31,10 +67,14 @@ def test_explain_measures_each_capture_setting_the_breaks_call_for():
     data = json.loads(result.stdout)
     assert sorted(site["gb"] for site in data["sites"]) == ["GB0036", "GB0036", "GB0124"]
     trials = {tuple(trial["settings"]): trial for trial in data["capture_settings"]}
+    # Each switch the breaks' hints name, both together, and Dynamo's resuming in nested frames
+    # alone and with both.
     assert set(trials) == {
         ("capture_scalar_outputs",),
         ("capture_dynamic_output_shape_ops",),
         ("capture_dynamic_output_shape_ops", "capture_scalar_outputs"),
+        ("nested_graph_breaks",),
+        ("capture_dynamic_output_shape_ops", "capture_scalar_outputs", "nested_graph_breaks"),
     }
     assert all(trial["graph_breaks_before"] == 3 and trial["outputs_equal"] for trial in trials.values())
     assert trials[("capture_scalar_outputs",)]["graph_breaks_after"] == 2
@@ -125,6 +165,20 @@ def test_explain_measures_allow_rnn_for_an_lstm():
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [site["gb"] for site in data["sites"]] == ["GB0014"]
-    (trial,) = data["capture_settings"]
+    trial, *_ = data["capture_settings"]
+    assert [t["settings"] for t in data["capture_settings"]] == [["allow_rnn"], ["nested_graph_breaks"], ["allow_rnn", "nested_graph_breaks"]]
     assert trial["settings"] == ["allow_rnn"] and trial["outputs_equal"]
     assert trial["graph_breaks_before"] >= 1 and trial["graph_breaks_after"] == 0 and trial["graphs_after"] == 1
+
+
+@pytest.mark.slow
+def test_explain_measures_resuming_in_nested_frames_which_no_hint_names():
+    entry = Path(__file__).parent / "entries" / "nested_break_entry.py"
+    result = invoke("explain", str(entry), *EAGER, "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    (trial,) = data["capture_settings"]
+    assert trial["settings"] == ["nested_graph_breaks"] and trial["outputs_equal"]
+    # Dynamo resumes inside the helper instead of breaking in its caller too.
+    assert (trial["graph_breaks_before"], trial["graph_breaks_after"]) == (2, 1)
+    assert (trial["graphs_before"], trial["graphs_after"]) == (3, 2)

@@ -149,7 +149,7 @@ def main() -> None:
 @click.option("--entry", metavar="ENTRY", help="Run ENTRY (file.py[::factory]) to find break sites, and keep only verified rewrites.")
 @click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
               help="Where --entry runs.")
-@click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend; and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn.")
+@click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend; and the Dynamo switches capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn, nested_graph_breaks.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per --entry run.")
 @click.option("--train", is_flag=True, help=_TRAIN_HELP)
 @click.option("--test", "test_command", metavar="CMD", help="A command that must pass with the rewritten files before "
@@ -404,7 +404,7 @@ def _entry_options(function):  # type: ignore[no-untyped-def]
                             help="Seconds per run.")(function)
     function = click.option("--compile-options", metavar="K=V,...",
                             help="torch.compile options: fullgraph, dynamic, mode, backend (default inductor); "
-                            "and the Dynamo settings capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn.")(function)
+                            "and the Dynamo switches capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn, nested_graph_breaks.")(function)
     function = click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
                             help="auto picks CUDA when available.")(function)
     return function
@@ -486,7 +486,8 @@ def _trials_json(trials) -> list[dict[str, object]]:  # type: ignore[no-untyped-
     return [
         {"settings": list(trial.settings), "graph_breaks_before": len(trial.before.breaks),
          "graph_breaks_after": len(trial.after.breaks), "graphs_before": trial.before.graphs,
-         "graphs_after": trial.after.graphs, "outputs_equal": trial.outputs_equal}
+         "graphs_after": trial.after.graphs, "skipped_frames_before": trial.before.skipped_frames,
+         "skipped_frames_after": trial.after.skipped_frames, "outputs_equal": trial.outputs_equal}
         for trial in trials
     ]
 

@@ -37,10 +37,15 @@ class CaptureSettingFix:
 
 
 def best_trial(trials: list[CaptureTrial]) -> CaptureTrial | None:
-    """The trial with the fewest breaks among those that removed some with outputs equal (the fewer
-    settings on a tie)."""
-    useful = [t for t in trials if t.outputs_equal and len(t.after.breaks) < len(t.before.breaks)]
-    return min(useful, key=lambda t: (len(t.after.breaks), len(t.settings)), default=None)
+    """Among the trials with outputs equal that made Dynamo's picture better, the best picture,
+    judged as every rewrite is: skipped frames, then breaks, then graphs (the fewer settings on a
+    tie)."""
+    useful = [t for t in trials if t.outputs_equal and _picture(t.after) < _picture(t.before)]
+    return min(useful, key=lambda t: (_picture(t.after), len(t.settings)), default=None)
+
+
+def _picture(report) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
+    return (report.skipped_frames, len(report.breaks), report.graphs)
 
 
 def capture_setting_fix(source: SourceFile, trial: CaptureTrial) -> CaptureSettingFix | str:

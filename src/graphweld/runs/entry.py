@@ -71,6 +71,9 @@ class BreakSite:
     skipped: str = ""
     # Breaks logged at this site in the run (`RunReport.sites` counts them).
     count: int = 1
+    # The Dynamo switches the break's own hints ask to turn on (`capture_scalar_outputs` for an
+    # `.item()` Dynamo cannot trace): what a run measures for it.
+    settings: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -220,6 +223,9 @@ class RunReport:
     train: bool = False
     # Compiled backward graphs (AOTAutograd's) the first training step ran (None: inference).
     backward_graphs: int | None = None
+    # The Dynamo switches measured for any break whatever its hints (`nested_graph_breaks`) that
+    # the run's torch has, off in this run.
+    resume_settings: tuple[str, ...] = ()
 
     @property
     def compiler(self) -> str:
@@ -339,6 +345,7 @@ def run_entry(
         fullgraph_relaxed=bool(result.get("fullgraph_relaxed")),
         train=train,
         backward_graphs=result.get("backward_graphs"),
+        resume_settings=tuple(result.get("resume_settings", ())),
     )
 
 
@@ -348,7 +355,7 @@ def break_site(parsed: dict[str, Any]) -> BreakSite:
         file=parsed["file"], line=parsed["line"], gb=parsed["gb"], reason=parsed["reason"], hint=parsed["hint"],
         skipped_frame=parsed["skipped_frame"], explanation=parsed.get("explanation", ""),
         stack=tuple((frame[0], frame[1], frame[2]) for frame in parsed.get("stack", [])),
-        skipped=parsed.get("skipped", ""),
+        skipped=parsed.get("skipped", ""), settings=tuple(parsed.get("settings", ())),
     )
 
 
@@ -392,7 +399,7 @@ COMPILE_OPTION_KEYS = ("fullgraph", "dynamic", "mode", "backend", *DYNAMO_SETTIN
 
 def parse_compile_options(text: str | None) -> dict[str, Any]:
     """`fullgraph=true,dynamic=false,mode=max-autotune,backend=eager` -> torch.compile kwargs, plus
-    the Dynamo settings `capture_scalar_outputs`, `capture_dynamic_output_shape_ops` and `allow_rnn`."""
+    the Dynamo switches of DYNAMO_SETTINGS (`capture_scalar_outputs=true`, `nested_graph_breaks=true`...)."""
     options: dict[str, Any] = {}
     if not text:
         return options

@@ -128,18 +128,6 @@ def _explain(site: BreakSite, proposals, settings: Settings, dropped: Sequence[t
     return ExplainedSite(site, None, f"no automatic fix: {hint}")
 
 
-# Breaks Dynamo attributes to reading tensor values into Python, and the Dynamo setting that
-# captures such values in the graph instead (GB0124: `.item()`; GB0036/GB0033: ops whose output
-# shape or value depends on the data, such as `nonzero` and boolean masks); and the break whose
-# own hint is a setting that traces what it stopped on (GB0014: `nn.LSTM`, `GRU`, `RNN`).
-CAPTURE_SETTINGS = {
-    "GB0124": "capture_scalar_outputs",
-    "GB0036": "capture_dynamic_output_shape_ops",
-    "GB0033": "capture_dynamic_output_shape_ops",
-    "GB0014": "allow_rnn",
-}
-
-
 @dataclass(frozen=True)
 class CaptureTrial:
     """A run with capture settings on, measured against the run without them."""
@@ -154,16 +142,35 @@ class CaptureTrial:
 
     def line(self) -> str:
         outputs = "outputs equal" if self.outputs_equal else "outputs differ from eager"
+        skipped = (
+            f"skipped frames {self.before.skipped_frames} -> {self.after.skipped_frames}, "
+            if self.before.skipped_frames != self.after.skipped_frames else ""
+        )
         return (
-            f"with {_switched_on(self.settings)}: graph breaks {len(self.before.breaks)} -> {len(self.after.breaks)}, "
+            f"with {_switched_on(self.settings)}: {skipped}graph breaks {len(self.before.breaks)} -> {len(self.after.breaks)}, "
             f"graphs {self.before.graphs} -> {self.after.graphs}, {outputs}"
         )
 
 
 def capture_settings_to_try(report: RunReport, options: dict[str, object]) -> list[str]:
-    """The capture settings the run's breaks call for and the run did not already have on."""
-    wanted = {CAPTURE_SETTINGS[site.gb] for site in report.breaks if site.gb in CAPTURE_SETTINGS}
+    """The Dynamo switches the run's breaks' own hints name (`capture_scalar_outputs` for an
+    `.item()`, `allow_rnn` for an nn.LSTM...), that the run did not already have on."""
+    wanted = {name for site in report.breaks for name in site.settings}
     return sorted(name for name in wanted if not options.get(name))
+
+
+def settings_trials(report: RunReport, options: dict[str, object]) -> list[list[str]]:
+    """The combinations of switches to measure: each one the hints name, and all of them together
+    when more than one; and, when the run breaks at all, the switches that let Dynamo resume where
+    it would skip (`nested_graph_breaks`), alone and on top of all those the hints name."""
+    hinted = capture_settings_to_try(report, options)
+    combinations = [[name] for name in hinted] + ([hinted] if len(hinted) > 1 else [])
+    resume = [name for name in report.resume_settings if not options.get(name)] if report.breaks else []
+    if resume:
+        combinations.append(resume)
+        if hinted:
+            combinations.append(sorted([*hinted, *resume]))
+    return combinations
 
 
 def measure_capture_settings(
@@ -173,12 +180,10 @@ def measure_capture_settings(
     progress: Callable[[str], None] = lambda message: None,
     failed: Callable[[str], None] = lambda message: None,
 ) -> list[CaptureTrial]:
-    """Run again (eager and compiled, through `run(compile_options)`) with each capture setting the
-    breaks call for, and with all of them when more than one; a run that fails is reported through
-    `failed` and left out."""
-    wanted = capture_settings_to_try(report, options)
+    """Run again (eager and compiled, through `run(compile_options)`) with each combination of
+    `settings_trials`; a run that fails is reported through `failed` and left out."""
     trials = []
-    for names in [[name] for name in wanted] + ([wanted] if len(wanted) > 1 else []):
+    for names in settings_trials(report, options):
         label = _switched_on(names)
         progress(f"trying {label}")
         try:

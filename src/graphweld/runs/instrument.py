@@ -20,10 +20,10 @@ import sys
 from typing import Any
 
 from graphweld.runs.runner import (
-    DYNAMO_SETTINGS,
     GraphCounter,
     OverlayFinder,
     ProgramCompiles,
+    apply_dynamo_settings,
     collect_dynamo_log,
     keep_log_records,
     parse_break,
@@ -54,10 +54,7 @@ class _Instrumentation:
         import torch._dynamo
 
         self.torch = torch
-        options = dict(self.request.get("compile_options", {}))
-        for name in DYNAMO_SETTINGS:
-            if name in options:
-                setattr(torch._dynamo.config, name, options.pop(name))
+        options = apply_dynamo_settings(torch, dict(self.request.get("compile_options", {})))
         self.log = collect_dynamo_log(torch)
         self.graphs = GraphCounter().__enter__()
         self.programs.install()

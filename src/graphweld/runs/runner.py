@@ -177,7 +177,8 @@ def parse_break(message: str) -> dict[str, Any] | None:
             reason = text
             break
     explanation = next((text[len("Explanation:") :].strip() for text in lines if text.startswith("Explanation:")), "")
-    hint = next((text[len("Hint:") :].strip() for text in lines if text.startswith("Hint:")), "")
+    hints = [text[len("Hint:") :].strip() for text in lines if text.startswith("Hint:")]
+    hint = hints[0] if hints else ""
     ids = _GB_ID.findall(message)
     skipped = "frame" if any(words in message for words in _WHOLE_FRAME_SKIPS) else "rest" if _REST_OF_FRAME_SKIP in message else ""
     return {
@@ -188,10 +189,24 @@ def parse_break(message: str) -> dict[str, Any] | None:
         "reason": reason or explanation,
         "explanation": explanation,
         "hint": hint,
+        "settings": hinted_settings(" ".join(hints)),
         "skipped_frame": bool(skipped),
         "skipped": skipped,
         "stack": stack,
     }
+
+
+# A hint's way of naming a Dynamo switch to turn on: `torch._dynamo.config.allow_rnn=True`, or
+# "... with `torch._dynamo.config.capture_scalar_outputs = True`".
+_HINTED_SETTING = re.compile(r"torch\._dynamo\.config\.(\w+)\s*=\s*True\b")
+
+
+def hinted_settings(hints: str) -> list[str]:
+    """The Dynamo switches a break's hints ask to turn on, as Dynamo itself wrote them: what the
+    run measures for that break. Where torch is loaded, only switches its config has and has off."""
+    config = sys.modules.get("torch._dynamo.config")
+    names = dict.fromkeys(_HINTED_SETTING.findall(hints))
+    return [name for name in names if config is None or getattr(config, name, None) is False]
 
 
 def _user_stack(message: str) -> list[list[Any]]:
@@ -532,8 +547,31 @@ class _OutputRecorder:
         }
 
 
-# `--compile-options` keys that set torch._dynamo.config instead of torch.compile arguments.
-DYNAMO_SETTINGS = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn")
+# The `--compile-options` keys that are torch.compile arguments; every other key a run is given is
+# a switch of torch._dynamo.config (those the breaks' hints name, or one of DYNAMO_SETTINGS).
+TORCH_COMPILE_ARGUMENTS = ("fullgraph", "dynamic", "mode", "backend")
+# The Dynamo switches `--compile-options` takes by name: those Dynamo's hints name for the breaks
+# graphweld meets most (`.item()`, data-dependent shapes, nn.LSTM), and the one that lets Dynamo
+# resume inside a nested frame instead of skipping it, which no hint names.
+DYNAMO_SETTINGS = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn", "nested_graph_breaks")
+# Switches measured whenever a run breaks, whatever its hints say.
+RESUME_SETTINGS = ("nested_graph_breaks",)
+
+
+def apply_dynamo_settings(torch: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """Set the Dynamo switches among `options` on torch._dynamo.config; the torch.compile
+    arguments are returned."""
+    for name in [name for name in options if name not in TORCH_COMPILE_ARGUMENTS]:
+        value = options.pop(name)
+        if not isinstance(getattr(torch._dynamo.config, name, None), bool):
+            raise RuntimeError(f"torch {torch.__version__} has no Dynamo switch `torch._dynamo.config.{name}`")
+        setattr(torch._dynamo.config, name, value)
+    return options
+
+
+def resume_settings_off(torch: Any) -> list[str]:
+    """RESUME_SETTINGS this torch has, and has off: measured for any run that breaks."""
+    return [name for name in RESUME_SETTINGS if getattr(torch._dynamo.config, name, None) is False]
 
 
 def _first_line(exc: BaseException) -> str:
@@ -833,11 +871,8 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     torch.use_deterministic_algorithms(True, warn_only=True)
     # Dynamo settings among the compile options apply to every compile of the run, the program's
     # own included; the rest are torch.compile arguments.
-    options = dict(request.get("compile_options", {}))
-    for name in DYNAMO_SETTINGS:
-        if name in options:
-            setattr(torch._dynamo.config, name, options.pop(name))
-    request = {**request, "compile_options": options}
+    request = {**request, "compile_options": apply_dynamo_settings(torch, dict(request.get("compile_options", {})))}
+    result["resume_settings"] = resume_settings_off(torch)
     import torch._inductor.config as inductor_config
 
     inductor_config.fallback_random = True
