@@ -37,6 +37,8 @@ class Settings:
     # Context managers Dynamo can resume in, besides the built-in list.
     resumable_context_managers: tuple[str, ...] = ()
     max_unroll: int = 16
+    # How long one round of a verified fix may search before it keeps what it verified so far.
+    round_seconds: int = 900
     # gitignore-style patterns excluded from directory walks.
     exclude: tuple[str, ...] = ()
     # Where the settings came from, for messages.
@@ -57,6 +59,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "guard-functions": ("guard_functions", "names"),
     "resumable-context-managers": ("resumable_context_managers", "names"),
     "max-unroll": ("max_unroll", "int"),
+    "round-seconds": ("round_seconds", "int"),
     "exclude": ("exclude", "names"),
 }
 

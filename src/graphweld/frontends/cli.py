@@ -599,6 +599,10 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
                 "path": setting_fix.path, "line": setting_fix.line, "settings": list(setting_fix.trial.settings),
             },
             "capture_setting_note": setting_note,
+            "rounds": [
+                {"round": item.number, "seconds": item.seconds, "kept": item.kept, "out_of_time": item.out_of_time}
+                for item in result.rounds
+            ],
         }, indent=2))
     else:
         out = _stdout()

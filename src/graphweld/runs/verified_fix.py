@@ -10,7 +10,11 @@ after its first one, so each round's run may reveal more). The round's changes a
 together first; when they fail, the search halves them down to single changes. A change that
 fails alone gives way to the site's next fix, in a stated order: the engine's own choice with the
 failed change ruled out, which is the same rule's next form (isolate-io: split, then defer, then
-guard) and then the other rules, in registry order; at most `MAX_ALTERNATIVES` are tried. An unsafe
+guard) and then the other rules, in registry order; at most `MAX_ALTERNATIVES` are tried. The next
+fixes of all the sites whose change failed are verified as one batch too, halved only when the
+batch fails, so a file with many candidate sites costs a few runs, not a run per site. A round
+stops searching when it has run for `Settings.round_seconds`: what it verified by then stands, the
+changes it did not reach are listed as not tried, and every round reports its time. An unsafe
 change changes behaviour, so it is kept only when it buys something: it must be at a break the run
 saw, and the round's picture must be worse without the round's unsafe changes. A round whose
 picture is not strictly better than the last keeps nothing.
@@ -19,6 +23,7 @@ picture is not strictly better than the last keeps nothing.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -61,6 +66,16 @@ class Tried:
     instead_of: Change | None = None
 
 
+@dataclass(frozen=True)
+class RoundTime:
+    """How long one round took, what it kept, and whether it stopped at its time limit."""
+
+    number: int
+    seconds: float
+    kept: int
+    out_of_time: bool
+
+
 @dataclass
 class VerifiedFix:
     """What a verified fix found, kept, tried and wrote."""
@@ -79,6 +94,7 @@ class VerifiedFix:
     setting_fix: CaptureSettingFix | None = None
     setting_note: str | None = None
     written: bool = False
+    rounds: list[RoundTime] = field(default_factory=list)
 
     @property
     def dropped(self) -> list[Tried]:
@@ -109,9 +125,19 @@ def fix_verified(
     for round_number in range(1, MAX_ROUNDS + 1):
         in_round = lambda message, n=round_number: progress(f"round {n}: {message}")  # noqa: E731
         sites, result.sites_outside = sites_by_file(report, lambda file: file in under)
+        if not sites:
+            break
         in_round(f"rewriting the files that hold {len(report.sites)} break site(s)")
-        search = _RoundSearch({under[real]: lines for real, lines in sites.items()}, settings, result, report, target, in_round)
+        started = time.monotonic()
+        search = _RoundSearch(
+            {under[real]: lines for real, lines in sites.items()}, settings, result, report, target, in_round,
+            deadline=started + settings.round_seconds,
+        )
         accepted = search.run()
+        seconds = time.monotonic() - started
+        kept = sum(len(pick.changes) for pick in accepted.picks) if accepted is not None else 0
+        result.rounds.append(RoundTime(round_number, round(seconds, 1), kept, search.out_of_time))
+        in_round(f"done in {seconds:.0f} s, {kept} change(s) kept" + (", stopped at its time limit" if search.out_of_time else ""))
         if accepted is None:
             break
         result.kept.update(accepted.candidates)
@@ -232,8 +258,13 @@ class _RoundSearch:
         previous: RunReport,
         target: Target,
         progress: Callable[[str], None],
+        deadline: float = float("inf"),
     ) -> None:
         self.sites = sites
+        self.deadline = deadline
+        self.out_of_time = False
+        # Single picks that did not verify, waiting for their next fixes to be tried as one batch.
+        self._failed: list[tuple[_Pick, Verdict]] = []
         self.settings = settings
         self.result = result
         self.previous = previous
@@ -310,6 +341,11 @@ class _RoundSearch:
         if not picks:
             return None
         accepted = self.search(picks)
+        for _ in range(MAX_ALTERNATIVES):
+            alternatives = self.next_fixes()
+            if not alternatives:
+                break
+            accepted = self.merge(accepted, self.search(alternatives))
         if accepted is not None:
             accepted = self.without_unsafe_that_buys_nothing(accepted)
         for pick in accepted.picks if accepted is not None else ():
@@ -336,54 +372,79 @@ class _RoundSearch:
                     picks.append(_Pick(path, (change,)))
         return picks
 
+    def ran_out(self, picks: Sequence[_Pick]) -> bool:
+        """Past the round's time limit: the picks are listed as not tried."""
+        if time.monotonic() < self.deadline:
+            return False
+        if not self.out_of_time:
+            self.progress(f"out of time ({self.settings.round_seconds:.0f} s): what is verified stands, the rest is not tried")
+        self.out_of_time = True
+        for pick in picks:
+            self.drop(pick.path, pick.changes, f"not tried: the round ran past its {self.settings.round_seconds:.0f} s", pick.instead_of)
+        return True
+
     def search(self, picks: list[_Pick], bisecting: bool = False) -> _Accepted | None:
-        """The largest set of picks found to make the picture better together (halving on failure)."""
+        """The largest set of picks found to make the picture better together (halving on failure;
+        a single pick that fails waits for its next fix, see `next_fixes`)."""
+        if self.ran_out(picks):
+            return None
         accepted, verdict = self.accept(picks, "bisecting, verifying" if bisecting else "verifying")
         if accepted is not None:
             return accepted
         if len(picks) == 1:
-            return self.next_fix(picks[0], verdict)
+            self.drop(picks[0].path, picks[0].changes, _why_not(verdict), picks[0].instead_of)
+            self._failed.append((picks[0], verdict))
+            return None
         middle = len(picks) // 2
-        left, right = self.search(picks[:middle], True), self.search(picks[middle:], True)
+        return self.merge(self.search(picks[:middle], True), self.search(picks[middle:], True), picks)
+
+    def merge(self, left: _Accepted | None, right: _Accepted | None, tried: Sequence[_Pick] = ()) -> _Accepted | None:
+        """Two sets that each verified, verified together; when they do not, the larger stands and
+        the other's picks are dropped."""
         if left is None or right is None:
-            # One half kept nothing: the other half's own verification stands.
+            # One side kept nothing: the other's own verification stands.
             return left or right
         merged = [*left.picks, *right.picks]
-        if len(merged) < len(picks) or any(pick not in picks for pick in merged):
+        if not tried or len(merged) < len(tried) or any(pick not in tried for pick in merged):
             together, _ = self.accept(merged, "bisecting, verifying")
             if together is not None:
                 return together
-        # Each half verifies alone but not together (the whole set already failed): keep the larger.
+        # Each verifies alone but not together (or the whole set already failed): keep the larger.
         keep, other = (left, right) if len(left.picks) >= len(right.picks) else (right, left)
         for pick in other.picks:
             self.drop(pick.path, pick.changes, "it verifies alone but not together with the other rewrites")
         return keep
 
-    def next_fix(self, pick: _Pick, verdict: Verdict) -> _Accepted | None:
-        """The site's next fixes, in the engine's order with the failed ones ruled out, until one
-        makes the picture better; None when none does."""
-        self.drop(pick.path, pick.changes, _why_not(verdict), pick.instead_of)
+    def next_fixes(self) -> list[_Pick]:
+        """The next fix of each site whose change failed alone, in the engine's order with the
+        failed ones ruled out: searched as one batch."""
+        failed, self._failed = self._failed, []
+        alternatives = []
+        for pick, _ in failed:
+            alternative = self.next_fix(pick)
+            if alternative is not None:
+                alternatives.append(alternative)
+        if alternatives:
+            named = ", ".join(
+                f"{os.path.basename(pick.path)}:{pick.instead_of.location.line} {pick.changes[0].rule}"
+                for pick in alternatives if pick.instead_of is not None
+            )
+            self.progress(f"trying the next fix for {len(alternatives)} site(s): {named}")
+        return alternatives
+
+    def next_fix(self, pick: _Pick) -> _Pick | None:
+        """The site's next fix after `pick` failed: the file's rewrite with the failed changes
+        ruled out, less the other sites' changes; None when there is none."""
         first = pick.instead_of or pick.changes[0]
         ruled_out = pick.excluded | pick.allowed
         # The file's first rewrite: its changes are other sites' fixes, not this one's next.
         others = {change.key for change in self.build(pick.path, None).applied}
-        for _ in range(MAX_ALTERNATIVES):
-            try:
-                outcome = self.build(pick.path, None, ruled_out)
-            except SourceError:
-                return None
-            new = tuple(c for c in outcome.applied if c.key not in others and c.key not in ruled_out)
-            if not new:
-                return None
-            alternative = _Pick(pick.path, new, ruled_out, instead_of=first)
-            named = ", ".join(sorted({f"{c.rule} ({c.form})" if c.form else c.rule for c in new}))
-            self.progress(f"trying the next fix for {os.path.basename(pick.path)}:{first.location.line}: {named}")
-            accepted, verdict = self.accept([alternative])
-            if accepted is not None:
-                return accepted
-            self.drop(pick.path, new, _why_not(verdict), first)
-            ruled_out |= alternative.allowed
-        return None
+        try:
+            outcome = self.build(pick.path, None, ruled_out)
+        except SourceError:
+            return None
+        new = tuple(c for c in outcome.applied if c.key not in others and c.key not in ruled_out)
+        return _Pick(pick.path, new, ruled_out, instead_of=first) if new else None
 
     def without_unsafe_that_buys_nothing(self, accepted: _Accepted) -> _Accepted:
         """The accepted picks without their unsafe ones when the picture is as good without them."""
