@@ -23,6 +23,11 @@ x-transformers, torchdiffeq, gpytorch; installed in the same environment with `p
 torchmetrics torch_geometric diffusers x-transformers torchdiffeq gpytorch`); their fix rewrites a
 copy of the library's packages, and the report gives their numbers apart.
 
+The census is split in two halves, fixed by a hash of each class's or program's name (`half()`):
+rules are chosen and tuned on the tuning half only, and the held-out half is only reported; its
+number is the one that counts. `--half tuning` (or `held-out`) measures one half; `--report`
+prints every summary for each half beside the whole.
+
 For each class: `reach_models.py probe` finds the config changes and input recipe and checks one
 eager call; an entry (graphweld's convention) is written for it; `graphweld explain` counts the
 breaks against the installed package; for a model with breaks, the package is copied, `graphweld
@@ -39,6 +44,7 @@ JSON, kept outside this repository).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -246,6 +252,19 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
     return result
 
 
+# Changing the salt re-draws the halves: never do it once rules have been tuned on one of them.
+_SPLIT_SALT = "graphweld reach census, split of 2026-11-25"
+HALVES = ("tuning", "held-out")
+
+
+def half(name: str) -> str:
+    """The census half of a transformers class or another library's program: "tuning" (rules are
+    chosen and tuned on it) or "held-out" (only reported), by a hash of its name, so the split
+    holds whatever classes a transformers version adds or drops."""
+    digest = hashlib.sha256(f"{_SPLIT_SALT}:{name}".encode()).digest()
+    return HALVES[digest[0] % 2]
+
+
 def is_program(name: str) -> bool:
     """A program of another library (`kornia:canny`, reach_programs.py), not a transformers class."""
     return ":" in name
@@ -308,6 +327,7 @@ def main() -> None:
     parser.add_argument("--fix-timeout", type=float, default=2400, help="seconds for fix --entry")
     parser.add_argument("--no-fix", action="store_true", help="count the breaks only (a census; fix later with --refix)")
     parser.add_argument("--refix", action="store_true", help="measure again the classes the results file has with breaks")
+    parser.add_argument("--half", choices=HALVES, help="measure only this half of the census (see half())")
     parser.add_argument("--report", action="store_true", help="only print the tables from the results file")
     parser.add_argument("--survey", help="with --report: the survey's nightly report JSON to compare with")
     args = parser.parse_args()
@@ -336,7 +356,7 @@ def main() -> None:
         done = fixed if args.resume else set()  # resumed: the classes already measured after a fix
     else:
         done = {row["class"] for row in stored} if args.resume else set()
-    todo = [name for name in classes if name not in done][: args.limit]
+    todo = [name for name in classes if name not in done and (args.half is None or half(name) == args.half)][: args.limit]
     print(f"transformers {version}, torch {torch_version}: {len(classes)} classes, {len(todo)} to measure", flush=True)
     results_path.parent.mkdir(parents=True, exist_ok=True)
     for index, name in enumerate(todo, 1):
@@ -380,7 +400,11 @@ def report(rows: list[dict], survey: Path | None) -> None:
                         ("other libraries' programs", [r for r in rows if is_program(r["class"])])):  # fmt: skip
         if part and len(part) < len(rows):
             _summary(label, part)
+            for name in HALVES:
+                _summary(f"{label}, {name} half", [r for r in part if half(r["class"]) == name])
     _summary("all", rows)
+    for name in HALVES:
+        _summary(f"all, {name} half", [r for r in rows if half(r["class"]) == name])
     _tables(rows, survey)
 
 
@@ -429,12 +453,12 @@ def _tables(rows: list[dict], survey: Path | None) -> None:
     for (gb, reason), (models, sites_before, sites_after, breaks_before, breaks_after) in _by(breaking, ("gb", "reason")):
         print(f"| {gb} | {reason[:90]} | {models} | {breaks_before} | {breaks_after} | {sites_before} | {sites_after} |")
     print()
-    print("| model | breaks before | after | graphs before | after | rules kept | dropped | with a capture setting |")
-    print("| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |")
+    print("| model | half | breaks before | after | graphs before | after | rules kept | dropped | with a capture setting |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |")
     for row in sorted(breaking, key=lambda r: -r["before"]["graph_breaks"]):
         rules = Counter(rule for rules in (row.get("kept") or {}).values() for rule in rules)
         after_row = row.get("after") or {}
-        print(f"| {row['class']} | {row['before']['graph_breaks']} | {after_row.get('graph_breaks', '-')} | "
+        print(f"| {row['class']} | {half(row['class'])} | {row['before']['graph_breaks']} | {after_row.get('graph_breaks', '-')} | "
               f"{row['before']['graphs']} | {after_row.get('graphs', '-')} | "
               f"{', '.join(f'{r} x{n}' for r, n in sorted(rules.items())) or '-'} | {len(row.get('dropped') or [])} | "
               f"{_capture_cell(row.get('capture'))} |")  # fmt: skip
