@@ -69,6 +69,16 @@ class GuardToCheck(Rule):
     or absent. Unsafe: a failed check raises `RuntimeError` instead of `AssertionError`
     (asynchronously on CUDA), and the check now runs under `python -O` too.
 
+    The mechanism is the same when an operand reads the tensor's value into Python with `.item()`
+    only to test it (GB0124 at the `.item()`): `assert lengths.max().item() <= slen` (XLM and
+    Flaubert), `assert torch.all(shifted_input_ids >= 0).item(), "..."` (ProphetNet and UDOP's
+    decoder-input shift), `assert not t.isnan().any().item()`. The operand is tested on the tensor
+    instead (`lengths.max() <= slen`, `torch.all(...)`, `torch.logical_not(...)`), so no value
+    leaves the graph. Only when what `.item()` is called on is known to be a tensor (a numpy value
+    has `.item()` too), or is made by a `torch` function. Unsafe as above, and a comparison with a
+    Python number is now made in the tensor's dtype: the same for integer tensors, but a float32
+    value that only equals a Python float after rounding compares differently.
+
     A check written with torch's own helper, `torch._check_tensor_all(cond)` (or
     `torch._check_tensor_all_with(ErrorType, cond, message)`), reads the tensor's value with
     `.item()` inside torch, and breaks there (GB0124; transformers' `torch_compilable_check`, in
@@ -133,33 +143,52 @@ class GuardToCheck(Rule):
         if function is None:
             return
         values = context.function_values(function)
-        operands = _conjuncts(statement.test)
+        torch_name = context.regions.imports.local_name("torch")
+        if torch_name is None:
+            return
+        # An operand that reads a tensor's value with `.item()` only to test it is tested on the
+        # tensor itself: `lengths.max().item() <= slen` -> `lengths.max() <= slen`.
+        read = [_tested_in_graph(operand, values, context.regions.imports, torch_name) for operand in _conjuncts(statement.test)]
+        operands = [tested if tested is not None else operand for operand, tested in zip(_conjuncts(statement.test), read)]
+        if any(tested is not None for tested in read):
+            values = _TensorsToo(values, [tested for tested in read if tested is not None])
         seen_by_run = context.branches_on_tensor_per_run(node)
         if not (seen_by_run or all(values.is_tensor(operand) for operand in operands)):
             return
         maybe_python = (cst.Name, cst.BaseString, cst.UnaryOperation)
         if any(isinstance(operand, maybe_python) and not values.is_tensor(operand) for operand in operands):
             return  # a bare name or constant may be a Python value: `_assert_async` takes tensors only
-        torch_name = context.regions.imports.local_name("torch")
-        if torch_name is None:
-            return
         message = statement.msg
         template = None if message is None else _message_template(message)
         if message is not None and template is None:
             self.report(node, f"assertion on a tensor's value `{context.code(node)}` is not rewritten: its message is not a string literal")
             return
         message_code = [] if template is None else [source(template.with_changes(lpar=[], rpar=[]), context.module)]
+        item = any(tested is not None for tested in read)
+        compared = any(isinstance(tested, cst.Comparison) for tested in read)
+        self._propose_checks(node, operands, message_code, template is not message, torch_name, item, compared)
+
+    def _propose_checks(
+        self, node: cst.SimpleStatementLine, operands: list[cst.BaseExpression], message_code: list[str], formatted: bool,
+        torch_name: str, item: bool, compared: bool,
+    ) -> None:
+        context = self.context
         lines = [call_code(f"{torch_name}._assert_async", [source(operand, context.module), *message_code], 88) for operand in operands]
         replacements = [cst.parse_statement(line + "\n") for line in lines]
         replacements[0] = replacements[0].with_changes(leading_lines=node.leading_lines)
+        read = (
+            "reads a tensor's value with `.item()` to test it and breaks the graph; test the tensor in the graph"
+            if item else "breaks the graph; check it in the graph"
+        )
+        dtype = "; the comparison is now made in the tensor's dtype, not in Python's numbers" if compared else ""
         self.propose(
             node,
             replacements,
             anchor=node,
             message=(
-                f"assertion on a tensor's value `{context.code(node)}` breaks the graph; check it in the graph with "
+                f"assertion on a tensor's value `{context.code(node)}` {read} with "
                 f"`{torch_name}._assert_async` (unsafe: a failed check raises RuntimeError instead of AssertionError, "
-                f"asynchronously on CUDA, and runs under `python -O` too{_WITHOUT_VALUES if template is not message else ''})"
+                f"asynchronously on CUDA, and runs under `python -O` too{dtype}{_WITHOUT_VALUES if formatted else ''})"
             ),
             safety=Safety.UNSAFE,
         )
@@ -217,6 +246,48 @@ class GuardToCheck(Rule):
                 f"the graph stays whole only with capture_scalar_outputs{_WITHOUT_VALUES if formatted else ''})"
             )
         self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
+
+
+def _tested_in_graph(operand: cst.BaseExpression, values: FunctionValues, imports, torch_name: str) -> cst.BaseExpression | None:  # type: ignore[no-untyped-def]
+    """An assert operand that reads a tensor's value with `.item()` only to test it, written on the
+    tensor instead: `t.item()` -> `t`, `not t.item()` -> `torch.logical_not(t)`, `t.item() <= n` ->
+    `t <= n` (one comparison, the other side not an `.item()` too); None for any other operand.
+    The receiver must be known to be a tensor (a numpy value has `.item()` too)."""
+
+    def tensor_read(node: cst.BaseExpression) -> cst.BaseExpression | None:
+        if not (isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "item"):
+            return None
+        receiver = node.func.value
+        by_torch = isinstance(receiver, cst.Call) and (imports.qualify(receiver.func) or "").startswith("torch.")
+        return receiver if by_torch or values.is_tensor(receiver) else None
+
+    if isinstance(operand, cst.UnaryOperation) and isinstance(operand.operator, cst.Not):
+        inner = tensor_read(operand.expression)
+        if inner is None:
+            return None
+        return cst.Call(cst.parse_expression(f"{torch_name}.logical_not"), [cst.Arg(inner)])
+    if isinstance(operand, cst.Comparison) and len(operand.comparisons) == 1:
+        comparison = operand.comparisons[0]
+        if not isinstance(comparison.operator, _SCALAR_COMPARISONS):
+            return None
+        left, right = tensor_read(operand.left), tensor_read(comparison.comparator)
+        if (left is None) == (right is None):
+            return None
+        if left is not None:
+            return operand.with_changes(left=left)
+        return operand.with_changes(comparisons=[comparison.with_changes(comparator=right)])
+    return tensor_read(operand)
+
+
+class _TensorsToo:
+    """A function's values, with expressions graphweld made and knows to be tensors."""
+
+    def __init__(self, values: FunctionValues, tensors: list[cst.BaseExpression]) -> None:
+        self.values = values
+        self.tensors = {id(node) for node in tensors}
+
+    def is_tensor(self, node: cst.BaseExpression) -> bool:
+        return id(node) in self.tensors or self.values.is_tensor(node)
 
 
 def _is_string_literal(node: cst.BaseExpression) -> bool:

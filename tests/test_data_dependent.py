@@ -53,6 +53,9 @@ def before_and_after(case: str) -> tuple[object, object]:
         ),
         ("guard-to-check/negated_with_logical_not", "normalize", [(torch.ones(3),), (torch.arange(1.0, 4.0),)]),
         ("guard-to-check/assert_on_tensor", "observe", [(torch.arange(1.0, 5.0),), (torch.ones(3),)]),
+        # XLM's and ProphetNet's asserts on a value read with `.item()`, tested on the tensor.
+        ("guard-to-check/assert_item_tested_on_tensor", "positions", [(torch.ones(2, 4), torch.tensor([4, 3]), 4)]),
+        ("guard-to-check/assert_item_tested_on_tensor", "shift_right", [(torch.arange(6).view(2, 3), 0)]),
         (
             "branchless-guard/hf_fp16_clamp",
             "layer",
@@ -254,3 +257,17 @@ def test_an_assert_the_run_saw_break_is_checked_in_the_graph():
     assert original.graphs > 1 or original.skipped_frames
     assert (rewritten.graphs, rewritten.skipped_frames) == (1, 0)
     torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)
+
+
+def test_an_assertion_read_with_item_still_fails_when_it_does_not_hold():
+    before, after = before_and_after("guard-to-check/assert_item_tested_on_tensor")
+    too_long = (torch.ones(2, 4), torch.tensor([5, 3]), 4)
+    torch._dynamo.reset()
+    with pytest.raises(AssertionError):
+        before.positions(*too_long)
+    torch._dynamo.reset()
+    with pytest.raises(RuntimeError):
+        after.positions(*too_long)
+    torch._dynamo.reset()
+    with pytest.raises(RuntimeError, match="only positive values"):
+        after.shift_right(torch.arange(6).view(2, 3), -1)
