@@ -201,7 +201,8 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
         probed = {"ok": False, "error": "probe timed out" if isinstance(exc, subprocess.TimeoutExpired) else "probe crashed"}
     if not probed["ok"]:
         return {**result, "status": "not built", "error": probed["error"]}
-    result.update(parameters=probed["parameters"], shrunk=probed["shrunk"])
+    result.update(parameters=probed["parameters"], shrunk=probed["shrunk"], reached=probed.get("reached", []),
+                  completed=probed.get("completed", []))
     with tempfile.TemporaryDirectory(prefix="reach-") as scratch:
         entry = Path(scratch) / "entry.py"
         packages = [package]

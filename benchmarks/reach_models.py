@@ -30,6 +30,27 @@ LAYER_KEYS = (
 )  # fmt: skip
 # Lists with one entry per layer: cut with the layer count, keeping one of each kind of layer.
 LAYER_LISTS = ("layer_types", "layers_block_type", "block_types", "attn_layer_types")
+# What makes a 2-layer model reach every kind of layer and every code path its default config has,
+# as users' models do (the census must find what users hit, not what a cut model happens to run):
+# - every how many layers one kind comes (a sparse MoE layer, an attention layer among recurrent
+#   ones, a global one among local ones): a period above 2 leaves that kind out of 2 layers;
+PERIOD_KEYS = (
+    "encoder_sparse_step", "decoder_sparse_step", "interleave_moe_layer_step", "moe_layer_interval",
+    "expert_layer_period", "attn_layer_period", "cross_layer_interval", "cross_attention_frequency",
+    "global_attn_every_n_layers", "no_rope_layer_interval",
+)  # fmt: skip
+# - lists of the kind of each layer's feed-forward (dense or sparse), kept one of each kind;
+REACH_LAYER_LISTS = ("mlp_layer_types",)
+# - how many layers of one kind come first (dense layers before the MoE ones, the offset of the
+#   periodic kind): above 1, the other kind is left out;
+LEADING_KEYS = ("first_k_dense_replace", "num_dense_layers", "moe_layer_start_index", "expert_layer_offset", "attn_layer_offset")
+# - local windows and blocks, in tokens: wider than the input, they are never crossed, and the code
+#   that crosses them (chunking, global tokens, masks by distance) never runs.
+WINDOW_KEYS = (
+    "sliding_window", "sliding_window_size", "local_radius", "global_block_size", "attention_window",
+    "local_attention", "attention_chunk_size", "local_attn_chunk_length", "lsh_attn_chunk_length",
+)  # fmt: skip
+WINDOW = 4
 EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
 TOP_K_KEYS = ("num_experts_per_tok", "num_selected_experts", "top_k", "moe_topk", "num_experts_per_token")
 HEAD_KEYS = ("num_attention_heads", "num_key_value_heads", "encoder_attention_heads", "decoder_attention_heads",
@@ -82,14 +103,7 @@ def cut_layers(config: Any, overrides: dict[str, Any]) -> None:
                 except (AttributeError, NotImplementedError, ValueError):
                     pass  # derived from other fields (Funnel's block sizes)
         for key in LAYER_LISTS:
-            value = getattr(sub, key, None)
-            n = getattr(sub, "num_hidden_layers", None)
-            if isinstance(value, (list, tuple)) and isinstance(n, int) and len(value) > n:
-                kinds = list(dict.fromkeys(value))
-                if len(kinds) > n:
-                    _set(config, prefix + "num_hidden_layers", len(kinds), overrides)
-                    n = len(kinds)
-                _set(config, prefix + key, (kinds + [kinds[-1]] * n)[:n], overrides)
+            _one_of_each_kind(config, prefix, sub, key, overrides)
         blocks = getattr(sub, "block_sizes", None)
         if isinstance(blocks, (list, tuple)) and sum(blocks) > 2 * len(blocks):
             # Funnel's layer count is the sum of its blocks' sizes.
@@ -97,6 +111,93 @@ def cut_layers(config: Any, overrides: dict[str, Any]) -> None:
         depths = getattr(sub, "depths", None)
         if isinstance(depths, (list, tuple)) and all(isinstance(d, int) for d in depths) and max(depths, default=0) > 2:
             _set(config, prefix + "depths", [min(d, 2) for d in depths], overrides)
+
+
+def _one_of_each_kind(config: Any, prefix: str, sub: Any, key: str, overrides: dict[str, Any]) -> bool:
+    """A per-layer list cut to the layer count, keeping one layer of each kind (the count grows
+    when there are more kinds); whether it changed."""
+    value = getattr(sub, key, None)
+    n = getattr(sub, "num_hidden_layers", None)
+    if not (isinstance(value, (list, tuple)) and isinstance(n, int)):
+        return False
+    kinds = list(dict.fromkeys(value))
+    if len(value) <= n and len(kinds) == len(set(value[:n])):
+        return False
+    if len(kinds) > n:
+        _set(config, prefix + "num_hidden_layers", len(kinds), overrides)
+        n = len(kinds)
+    _set(config, prefix + key, (kinds + [kinds[-1]] * n)[:n], overrides)
+    return True
+
+
+def reach_every_layer(config: Any, overrides: dict[str, Any]) -> list[str]:
+    """Periods, leading counts and windows set so that 2 layers and SEQUENCE tokens reach every
+    kind of layer and cross every window (see PERIOD_KEYS); what was changed, for the report."""
+    changed = []
+
+    def lower(prefix: str, key: str, value: Any, bound: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value <= bound:
+            return
+        try:
+            _set(config, prefix + key, bound, overrides)
+        except (AttributeError, NotImplementedError, ValueError):
+            return
+        changed.append(f"{prefix}{key} {value} -> {bound}")
+
+    for prefix, sub in _paths(config):
+        for key in REACH_LAYER_LISTS:
+            before = getattr(sub, key, None)
+            if _one_of_each_kind(config, prefix, sub, key, overrides):
+                changed.append(f"{prefix}{key} {sorted(set(before))} kept")
+        for key in PERIOD_KEYS:
+            lower(prefix, key, getattr(sub, key, None), 2)
+        for key in LEADING_KEYS:
+            lower(prefix, key, getattr(sub, key, None), 1)
+        for key in WINDOW_KEYS:
+            value = getattr(sub, key, None)
+            if isinstance(value, (list, tuple)) and value and all(isinstance(v, int) and v > WINDOW for v in value):
+                _set(config, prefix + key, [WINDOW] * len(value), overrides)
+                changed.append(f"{prefix}{key} {max(value)} -> {WINDOW}")
+            else:
+                lower(prefix, key, value, WINDOW)
+        if isinstance(getattr(sub, "num_random_blocks", None), int):
+            # BigBird's block-sparse attention runs only above (5 + 2 * random blocks) blocks;
+            # shorter inputs fall back to full attention.
+            lower(prefix, "block_size", getattr(sub, "block_size", None), 2)
+            lower(prefix, "num_random_blocks", getattr(sub, "num_random_blocks", None), 1)
+    return changed
+
+
+# Default configs of transformers 5.24 whose model does not run, and the values the released
+# checkpoint's config has instead (one line each, with where the value comes from).
+CHECKPOINT_FIELDS: dict[str, dict[str, Any]] = {
+    # clip_qkv None makes DbrxAttention call clamp(min=None, max=None); databricks/dbrx-base sets 8.
+    "DbrxConfig": {"attn_config.clip_qkv": 8},
+}
+
+_MISSING = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
+
+
+def complete_config(config: Any, error: str, overrides: dict[str, Any]) -> str | None:
+    """A default config that lacks an attribute its model reads (DBRX's attention config and
+    `rope_theta`, which transformers 5.24 keeps in the parent's `rope_parameters`): the value
+    another config of the model holds under that name, set where it is missing; None when none has it."""
+    found = _MISSING.search(error)
+    if not found:
+        return None
+    owner, name = found.groups()
+    values = []
+    for _, sub in _paths(config):
+        if name in vars(sub):
+            values.append(vars(sub)[name])
+        parameters = vars(sub).get("rope_parameters")
+        if isinstance(parameters, dict) and name in parameters:
+            values.append(parameters[name])
+    for prefix, sub in _paths(config):
+        if type(sub).__name__ == owner and name not in vars(sub) and values:
+            _set(config, prefix + name, values[0], overrides)
+            return f"{prefix}{name} = {values[0]!r} (the default config lacks it)"
+    return None
 
 
 def _parameters(cls: Any, config: Any) -> int:
@@ -136,7 +237,13 @@ def shrink(cls: Any, config: Any, overrides: dict[str, Any]) -> list[str]:
             break
         for prefix, sub in _paths(config):
             halved = False
+            done = set()
             for key in WIDTH_KEYS:
+                # A key that is another's alias (DBRX's hidden_size is its d_model) is halved once.
+                real = getattr(sub, "attribute_map", {}).get(key, key)
+                if real in done:
+                    continue
+                done.add(real)
                 value = getattr(sub, key, None)
                 if isinstance(value, int) and value >= 256:
                     _set(config, prefix + key, value // 2, overrides)
@@ -305,12 +412,53 @@ def probe(name: str) -> dict[str, Any]:
     import transformers
 
     cls = getattr(transformers, name)
+    plain = _overrides(cls, reach=False)
+    reached = _overrides(cls, reach=True)
+    chosen = reached if reached["reached"] else plain
+    try:
+        model, recipe = _checked(name, chosen["overrides"])
+    except RuntimeError as exc:
+        if chosen is plain:
+            raise
+        # The model refuses the layers or windows reached: measured as its default config has them.
+        model, recipe = _checked(name, plain["overrides"])
+        chosen = {**plain, "reached": [f"not reached ({exc})"]}
+    parameters = sum(parameter.numel() for parameter in model.parameters())
+    return {**chosen, "recipe": recipe, "parameters": parameters}
+
+
+def _overrides(cls: Any, reach: bool) -> dict[str, Any]:
+    """The config changes for a class: layers cut to 2, special tokens held, widths cut to the
+    budget; with `reach`, every kind of layer and every window reached too."""
     overrides: dict[str, Any] = {}
     config = cls.config_class()
+    completed = []
+    for path, value in CHECKPOINT_FIELDS.get(type(config).__name__, {}).items():
+        _set(config, path, value, overrides)
+        completed.append(f"{path} = {value!r} (as the released checkpoint)")
     cut_layers(config, overrides)
+    reached = reach_every_layer(config, overrides) if reach else []
     hold_special_tokens(config, overrides)
-    shrunk = shrink(cls, config, overrides)
-    model = build_model(name, overrides)
+    for _ in range(3):
+        try:
+            shrunk = shrink(cls, config, overrides)
+            break
+        except AttributeError as exc:
+            fixed = complete_config(config, str(exc), overrides)
+            if fixed is None:
+                raise
+            completed.append(fixed)
+    return {"overrides": overrides, "shrunk": shrunk, "reached": reached, "completed": completed}
+
+
+def _checked(name: str, overrides: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The model built with `overrides` and an input recipe that one eager call takes."""
+    import torch
+
+    try:
+        model = build_model(name, overrides)
+    except Exception as exc:
+        raise RuntimeError(f"build fails: {_first_line(exc)}") from None
     recipe = initial_recipe(name, model, config_for(name, overrides))
     if not recipe:
         raise RuntimeError("no input recipe for its forward's parameters")
@@ -318,14 +466,17 @@ def probe(name: str) -> dict[str, Any]:
         try:
             with torch.no_grad():
                 model(**build_inputs(recipe))
-            break
+            return model, recipe
         except Exception as exc:  # the model's own complaint may say what it needs
-            error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-            recipe = _calibrated(recipe, model.config, str(exc)) if _calibrated(recipe, model.config, str(exc)) else None
+            recipe = _calibrated(recipe, model.config, str(exc))
             if recipe is None:
-                raise RuntimeError(f"eager call fails: {error}") from None
-    parameters = sum(parameter.numel() for parameter in model.parameters())
-    return {"overrides": overrides, "shrunk": shrunk, "recipe": recipe, "parameters": parameters}
+                raise RuntimeError(f"eager call fails: {_first_line(exc)}") from None
+    raise RuntimeError("eager call fails after three calibrations")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
 
 
 def list_classes() -> list[str]:
