@@ -7,7 +7,7 @@ import libcst as cst
 from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
-from graphweld.analysis.scopes import loaded_names, target_names
+from graphweld.analysis.scopes import fresh_name, loaded_names, mentioned_names, target_names
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.walk import iter_nodes
 
@@ -31,8 +31,12 @@ class BranchToWhere(Rule):
     ..., persistent=False)`). An `if` without `else` that rebinds names already bound is taken as
     selecting between the new and the old value; its temporaries (names it binds only there and
     that nothing outside it reads: RT-DETR's `clamp_value` in its training clamp) are computed
-    first. A condition written with `not`, `and`, `or` becomes `torch.logical_not`, `logical_and`,
-    `logical_or`. Before the selection, a branch may fill a cache on an object (`if not
+    first. An `if` without `else` whose one statement writes into part of a tensor (`t[index] =
+    value`: FastSpeech 2's `if duration_labels.sum() == 0: duration_labels[rows.eq(0)] = 1`,
+    gpytorch's `if z_is_small.sum() > 0: grad[z_is_small] = ...`) makes the write on a copy and
+    takes the copy's values where the condition holds, in place (`t.copy_(torch.where(cond,
+    t_updated, t))`), so whatever shares the tensor's memory sees what it saw before. A condition
+    written with `not`, `and`, `or` becomes `torch.logical_not`, `logical_and`, `logical_or`. Before the selection, a branch may fill a cache on an object (`if not
     hasattr(self, "long_inv_freq"): self.long_inv_freq = ...`) or move a cached tensor
     (`self.cache = self.cache.to(device)`); those statements are hoisted above the selection,
     since they do not depend on the condition.
@@ -76,7 +80,10 @@ class BranchToWhere(Rule):
     operations (and `torch.finfo`/`iinfo`), index by a value that may be a boolean mask (a
     data-dependent shape) or slice by a value; hoisted cache
     statements run on inputs that did not need them, which matters if what they call is
-    expensive or has effects. A branch holding anything else (I/O, `raise`, `return`, loops,
+    expensive or has effects. The in-place form writes the tensor on every input (with its own
+    values where the condition is false): autograd sees an in-place write either way, so a tensor
+    saved for backward before it fails in backward where the branch was not taken before. A branch
+    holding anything else (I/O, `raise`, `return`, loops,
     different statements) is left alone; so is a branch on a value not known to be a tensor, and
     one that selects `None` (not a tensor: FSMT's `if not mask.any(): mask = None`).
     A buffer is registered again with the selected value, as the branches did, not written in
@@ -141,6 +148,10 @@ def _rewrite(
         raise Refused("the branch selects no value")
 
     merged: list[cst.BaseStatement] = []
+    if other_tail is None and _written_in_place(taken_tail, module) is not None:
+        return [*caches, *_in_place(node, taken_tail, values, torch_name, condition, module, function)], [
+            *reasons, "the tensor is written in place on every input, with its own values where the condition is false (autograd sees an in-place write either way)",
+        ]
     if other_tail is None:
         temporaries = {id(statement) for statement in _temporaries(taken_tail, node, function, values, module)}
         if temporaries:
@@ -172,6 +183,56 @@ def _rewrite(
         merged.append(_merge(first, second, values, torch_name, condition, module))
     _check_condition_unchanged(node.test, caches, merged, module)
     return [*caches, *merged], reasons
+
+
+def _written_in_place(statements: list[cst.BaseStatement], module: cst.Module) -> tuple[cst.Name, cst.BaseSlice] | None:
+    """The tensor and the index of a branch that is one write into part of a tensor (`t[index] =
+    value`), or None."""
+    if len(statements) != 1:
+        return None
+    try:
+        target, _ = _single_assignment(statements[0], module)
+    except Refused:
+        return None
+    if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name)):
+        return None
+    return target.value, target.slice
+
+
+def _in_place(
+    node: cst.If,
+    statements: list[cst.BaseStatement],
+    values: FunctionValues,
+    torch_name: str,
+    condition: str,
+    module: cst.Module,
+    function: cst.FunctionDef,
+) -> list[cst.BaseStatement]:
+    """`if cond: t[index] = value` (FastSpeech 2's `duration_labels[rows.eq(0)] = 1`): the write is
+    made on a copy, and the tensor takes the copy's values where the condition holds, in place, so
+    what shares its memory sees the same values as before."""
+    tensor, _ = _written_in_place(statements, module)  # type: ignore[misc]
+    target, value = _single_assignment(statements[0], module)
+    if not (values.is_tensor(tensor) or tensor.value in {n.value for n in iter_nodes(node.test) if isinstance(n, cst.Name)}):
+        raise Refused(f"`{tensor.value}` is not known to be a tensor")
+    _require_pure(value, values)
+    for element in target.slice:  # type: ignore[attr-defined]
+        reason = values.impurity(element.slice.value) if isinstance(element.slice, cst.Index) else None
+        if reason:
+            raise Refused(f"the index would be computed on every input, and {reason}")
+    updated = fresh_name(f"{tensor.value}_updated", mentioned_names([function]))
+    write = cst.ensure_type(statements[0], cst.SimpleStatementLine)
+    assign = cst.ensure_type(write.body[0], cst.Assign)
+    on_copy = write.with_changes(
+        body=[assign.with_changes(targets=[assign.targets[0].with_changes(target=target.with_changes(value=cst.Name(updated)))])],  # type: ignore[attr-defined]
+        leading_lines=(),
+    )
+    select = call_code(f"{tensor.value}.copy_", [f"{torch_name}.where({condition}, {updated}, {tensor.value})"], _CALL_WIDTH)
+    return [
+        _statement(write, f"{updated} = {tensor.value}.clone()"),
+        on_copy,
+        cst.parse_statement(select + "\n"),
+    ]
 
 
 def _temporaries(

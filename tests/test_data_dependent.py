@@ -271,3 +271,25 @@ def test_an_assertion_read_with_item_still_fails_when_it_does_not_hold():
     torch._dynamo.reset()
     with pytest.raises(RuntimeError, match="only positive values"):
         after.shift_right(torch.arange(6).view(2, 3), -1)
+
+
+@pytest.mark.parametrize(
+    ("function", "inputs"),
+    [
+        # FastSpeech 2's and gpytorch's writes into part of a tensor, on each side of the branch.
+        ("regulate", [(torch.ones(2, 3), torch.zeros(2, 4, dtype=torch.long)), (torch.ones(2, 3), torch.tensor([[1, 0], [0, 0]]))]),
+        ("grad_of_log_cdf", [(torch.tensor([-2.0, 0.5, -3.0]), torch.tensor(2.0), torch.tensor(4.0)), (torch.ones(2), torch.tensor(2.0), torch.tensor(4.0))]),
+    ],
+)
+def test_a_write_into_part_of_a_tensor_without_else_is_one_graph_and_writes_in_place(function, inputs):
+    before, after = before_and_after("branch-to-where/in_place_write_without_else")
+    for args in inputs:
+        original_args, rewritten_args = [a.clone() for a in args], [a.clone() for a in args]
+        original = compile_stats(getattr(before, function), *original_args)
+        rewritten = compile_stats(getattr(after, function), *rewritten_args)
+        assert original.frames > 1
+        assert (rewritten.graphs, rewritten.frames, rewritten.skipped_frames) == (1, 1, 0)
+        torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)
+        # The caller's tensor is written as the branch wrote it.
+        for mine, theirs in zip(rewritten_args, original_args):
+            torch.testing.assert_close(mine, theirs, rtol=0, atol=0)

@@ -34,10 +34,10 @@ PURE_FUNCTIONS = frozenset(("torch.finfo", "torch.iinfo"))
 # Tensor methods that return a tensor (not `item`, `tolist`, `size`, `dim`, `numel`, `nonzero`...).
 TENSOR_METHODS = frozenset(
     (
-        "abs all amax amin any argmax argmin bool ceil clamp clip clone contiguous cos cumsum detach "
-        "double eq exp expand expand_as flatten float floor ge gt half int isfinite isinf isnan le "
-        "log logical_not long lt max mean min ne neg permute pow prod reshape round rsqrt sigmoid "
-        "sign sin sqrt square squeeze sum t tanh to transpose type_as unsqueeze view view_as"
+        "abs add all amax amin any argmax argmin bool ceil clamp clip clone contiguous cos cumsum detach "
+        "div double eq exp expand expand_as flatten float floor ge gt half int isfinite isinf isnan le "
+        "log logical_not long lt max mean min mul ne neg permute pow prod reshape round rsqrt sigmoid "
+        "sign sin sqrt square squeeze sub sum t tanh to transpose type_as unsqueeze view view_as"
     ).split()
 )
 # Tensor attributes that are tensors.
