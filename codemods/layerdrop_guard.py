@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.analysis.names import dotted_name
+from graphweld.analysis.scopes import fresh_name, mentioned_names
+from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -51,16 +53,28 @@ class LayerdropGuard(Rule):
     of 0, Dynamo never compares the draw, and the loop compiles. With a positive probability the
     branch really depends on the draw, and the break stays.
 
+    The same draw written inside the test (`if self.training and torch.rand([]) < self.layerdrop:
+    continue`, last in the test's `and`, or the whole test) is first bound to a name, under an `if`
+    of what came before it in the `and`, so it is drawn exactly when it was; the comparison is then
+    guarded as above:
+    ```python
+    if self.training:
+        dropout_probability = torch.rand([])
+        if self.layerdrop > 0 and dropout_probability < self.layerdrop:
+            continue
+    ```
+
     ## Safety
     Safe: outputs, gradients and the random stream are those of the original. `torch.rand` draws
     from [0, 1), so `draw < p` (or `p > draw`) is False whenever p is 0 or less, and
     `p > 0 and draw < p` equals `draw < p` for every number p (a tensor p is decided on as
     before). The draw itself stays where it was, so the random numbers consumed do not change
     (measured: an unused draw is not removed from a compiled graph on torch 2.13, with the eager,
-    aot_eager or inductor backend). Left alone: a draw made inside the test (`if torch.rand([]) <
-    p:`), where a guard before it would skip the draw; `draw <= p` (a draw can be exactly 0, so
-    `draw <= 0` can hold); a probability that is a call or known to be a tensor; a name bound more
-    than once in the function.
+    aot_eager or inductor backend); a draw made inside the test is made under the same conditions
+    as before (`if A and B:` without `else` is `if A: if B:`). Left alone: a draw inside the test
+    that is not the last operand of its `and` (or under `or`, `not`), or a test of an `if` with
+    `else` or `elif`; `draw <= p` (a draw can be exactly 0, so `draw <= 0` can hold); a probability
+    that is a call or known to be a tensor; a name bound more than once in the function.
     """
 
     id = "layerdrop-guard"
@@ -129,8 +143,11 @@ class LayerdropGuard(Rule):
                 return joined, seen | {rate}
             return joined.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), seen
 
+        if any(isinstance(n, (cst.NamedExpr, cst.Await, cst.Yield)) for n in iter_nodes(node.test)):
+            return
         test, _ = rewrite(node.test, True, frozenset())
-        if not guarded or any(isinstance(n, (cst.NamedExpr, cst.Await, cst.Yield)) for n in iter_nodes(node.test)):
+        if not guarded:
+            self._draw_in_the_test(node, function)
             return
         replacement = node.with_changes(test=test)
         rates = list(dict.fromkeys(guarded))
@@ -141,6 +158,64 @@ class LayerdropGuard(Rule):
             f"on it even when the probability is 0; decide on {tests} first (a number known while tracing)"
         )
         self.propose(node, [replacement], anchor=node, message=message, safety=Safety.SAFE)
+
+
+    def _draw_in_the_test(self, node: cst.If, function: cst.FunctionDef) -> None:
+        """`if A and torch.rand([]) < p:` (the draw made inside the test, last in its `and`): the
+        draw is bound to a name first, under the `if` of what came before it, as transformers'
+        own form does, and the comparison is guarded there."""
+        context = self.context
+        if node.orelse is not None:
+            return
+        imports = context.regions.imports
+        operands = _conjuncts(node.test)
+        *before, last = operands
+        if not isinstance(last, cst.Comparison) or len(last.comparisons) != 1 or last.lpar:
+            return
+        operator, right = last.comparisons[0].operator, last.comparisons[0].comparator
+        if isinstance(operator, cst.LessThan):
+            draw, rate = last.left, right
+        elif isinstance(operator, cst.GreaterThan):
+            draw, rate = right, last.left
+        else:
+            return  # `draw <= p` can hold with p == 0
+        if not (isinstance(draw, cst.Call) and imports.qualify(draw.func) in _UNIFORM_DRAWS):
+            return
+        name = dotted_name(rate)
+        values = context.function_values(function)
+        if name is None or values.is_tensor(rate):
+            return
+        if any(isinstance(n, cst.Call) and imports.qualify(n.func) in _UNIFORM_DRAWS for o in before for n in iter_nodes(o)):
+            return
+        module = context.module
+        drawn = fresh_name("dropout_probability", mentioned_names([function]))
+        comparison = f"{drawn} < {name}" if isinstance(operator, cst.LessThan) else f"{name} > {drawn}"
+        inner = cst.If(
+            test=cst.parse_expression(f"{name} > 0 and {comparison}"),
+            body=node.body,
+        )
+        assign = cst.parse_statement(f"{drawn} = {source(draw, module)}\n")
+        if before:
+            test = " and ".join(source(operand, module) for operand in before)
+            replacement = cst.If(
+                test=cst.parse_expression(test), body=cst.IndentedBlock(body=[assign, inner]), leading_lines=node.leading_lines,
+            )
+            statements: list[cst.BaseStatement] = [replacement]
+        else:
+            statements = [assign.with_changes(leading_lines=node.leading_lines), inner]
+        message = (
+            f"`if {context.code(node.test)}:` compares a random draw in [0, 1) with `{name}`: Dynamo breaks the graph "
+            f"on it even when the probability is 0; draw first, then decide on `{name} > 0` (a number known while "
+            "tracing) before comparing"
+        )
+        self.propose(node, statements, anchor=node, message=message, safety=Safety.SAFE)
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """`A and B and C` (without parentheses around it) as [A, B, C]; any other test as itself."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
 
 
 def _positive_test(comparison: cst.Comparison) -> str | None:

@@ -293,3 +293,19 @@ def test_a_write_into_part_of_a_tensor_without_else_is_one_graph_and_writes_in_p
         # The caller's tensor is written as the branch wrote it.
         for mine, theirs in zip(rewritten_args, original_args):
             torch.testing.assert_close(mine, theirs, rtol=0, atol=0)
+
+
+def test_layerdrop_drawn_inside_the_test_compiles_whole_in_training_with_the_same_random_stream():
+    before, after = before_and_after("layerdrop-guard/draw_inside_the_test")
+    results = []
+    for module in (before, after):
+        torch.manual_seed(1)
+        encoder = module.Encoder(0.0).train()
+        stats = compile_stats(encoder, torch.ones(2, 4))
+        results.append((stats, torch.rand(3)))
+    (original, stream_before), (rewritten, stream_after) = results
+    assert original.frames > 1 or original.skipped_frames
+    assert (rewritten.graphs, rewritten.skipped_frames) == (1, 0)
+    torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)
+    # Every draw is still made: what the program draws next is the same.
+    torch.testing.assert_close(stream_after, stream_before, rtol=0, atol=0)
