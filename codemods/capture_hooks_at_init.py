@@ -29,6 +29,11 @@ class CaptureHooksAtInit(Rule):
     InternVL, Qianfan-OCR, Aria, Mistral 3 and the other vision-language models that pick a vision
     layer's features do this in `get_image_features`.
 
+    This rule is keyed on one library's names (transformers' `select_hidden_states` and
+    `maybe_install_capturing_hooks`), a last resort: the mechanism under it, state a first call
+    sets up lazily inside the compiled region, has no general rewrite, and the break is in
+    transformers' own plumbing, which every vision-language model of it shares.
+
     ## Why the graph breaks
     The first call is the one `torch.compile` traces, so Dynamo meets the installation: a
     `threading.Lock` taken as a context manager ("Unsupported context manager", GB0142),
