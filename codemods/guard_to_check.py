@@ -205,7 +205,7 @@ class GuardToCheck(Rule):
         if not isinstance(raised, cst.Raise) or raised.exc is None:
             return
         values = context.function_values(function)
-        on_tensor = values.is_tensor(node.test) or context.branches_on_tensor_per_run(node)
+        on_tensor = values.decides_on_tensor(node.test) or context.branches_on_tensor_per_run(node)
         on_scalar = not on_tensor and _reads_item(node.test, values)
         if not (on_tensor or on_scalar):
             return
@@ -221,7 +221,7 @@ class GuardToCheck(Rule):
             return
         if on_tensor:
             function_name = f"{torch_name}._assert_async"
-            check = _holds(node.test, torch_name, context.module)
+            check = _holds(node.test, torch_name, context.module, values)
             arguments = [check, message] if message else [check]
         else:
             # A Python scalar read with `.item()`: a symbolic value when Dynamo captures it.
@@ -366,8 +366,11 @@ def _message_template(message: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def _holds(test: cst.BaseExpression, torch_name: str, module: cst.Module) -> str:
-    """Source of a condition that is true exactly when `test` is false."""
+def _holds(test: cst.BaseExpression, torch_name: str, module: cst.Module, values: FunctionValues) -> str:
+    """Source of a tensor condition that is true exactly when `test` is false: `not t` holds when
+    `t` does; `==` and `!=` are swapped; anything else is negated with `torch.logical_not`."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _as_tensor_condition(test.expression, torch_name, module, values)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         operator = test.comparisons[0].operator
         swapped = {cst.Equal: "==", cst.NotEqual: "!="}.get(type(operator))
@@ -376,4 +379,15 @@ def _holds(test: cst.BaseExpression, torch_name: str, module: cst.Module) -> str
             left = source(test.left, module)
             right = source(test.comparisons[0].comparator, module)
             return f"{left} {opposite} {right}"
-    return f"{torch_name}.logical_not({source(test, module)})"
+    return f"{torch_name}.logical_not({_as_tensor_condition(test, torch_name, module, values)})"
+
+
+def _as_tensor_condition(test: cst.BaseExpression, torch_name: str, module: cst.Module, values: FunctionValues) -> str:
+    """The condition as a tensor `torch._assert_async` and `torch.logical_not` take. A name or
+    attribute not known to be a tensor (a run saw the branch, but the flag may be a Python bool
+    there) goes through `torch.as_tensor`, which leaves a tensor as it is."""
+    if isinstance(test, (cst.Name, cst.Attribute)) and not values.is_tensor(test):
+        return f"{torch_name}.as_tensor({source(test, module)})"
+    return values.boolean_source(test, module, torch_name) if values.is_boolean(test) or not isinstance(
+        test, (cst.Name, cst.Attribute)
+    ) else source(test, module)

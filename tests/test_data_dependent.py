@@ -309,3 +309,16 @@ def test_layerdrop_drawn_inside_the_test_compiles_whole_in_training_with_the_sam
     torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)
     # Every draw is still made: what the program draws next is the same.
     torch.testing.assert_close(stream_after, stream_before, rtol=0, atol=0)
+
+
+def test_a_guard_the_run_saw_on_a_flag_checks_it_whether_it_is_a_tensor_or_a_python_bool():
+    source = (
+        "import torch\n\n\ndef step(x, ok):\n    if not ok:\n        raise ValueError(\"not ok\")\n    return x * 2\n"
+    )
+    fixed = fix_text(source, "m.py", Settings(unsafe_fixes=True), site_lines=frozenset({5}), data_dependent_lines=frozenset({5})).text
+    assert 'torch._assert_async(torch.as_tensor(ok), "not ok")' in fixed
+    step = load_module(fixed).step
+    for ok in (True, torch.tensor(True)):
+        torch.testing.assert_close(step(torch.ones(2), ok), torch.full((2,), 2.0))
+    with pytest.raises(RuntimeError, match="not ok"):
+        step(torch.ones(2), False)
