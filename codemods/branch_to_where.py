@@ -148,8 +148,9 @@ def _rewrite(
         raise Refused("the branch selects no value")
 
     merged: list[cst.BaseStatement] = []
-    if other_tail is None and _written_in_place(taken_tail, module) is not None:
-        return [*caches, *_in_place(node, taken_tail, values, torch_name, condition, module, function)], [
+    written = _written_in_place(taken_tail, module) if other_tail is None else None
+    if written is not None:
+        return [*caches, *_in_place(node, taken_tail[0], written, values, torch_name, condition, module, function)], [
             *reasons, "the tensor is written in place on every input, with its own values where the condition is false (autograd sees an in-place write either way)",
         ]
     if other_tail is None:
@@ -185,23 +186,21 @@ def _rewrite(
     return [*caches, *merged], reasons
 
 
-def _written_in_place(statements: list[cst.BaseStatement], module: cst.Module) -> tuple[cst.Name, cst.BaseSlice] | None:
-    """The tensor and the index of a branch that is one write into part of a tensor (`t[index] =
-    value`), or None."""
+def _written_in_place(statements: list[cst.BaseStatement], module: cst.Module) -> cst.Subscript | None:
+    """The target of a branch that is one write into part of a tensor (`t[index] = value`), or None."""
     if len(statements) != 1:
         return None
     try:
         target, _ = _single_assignment(statements[0], module)
     except Refused:
         return None
-    if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name)):
-        return None
-    return target.value, target.slice
+    return target if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) else None
 
 
 def _in_place(
     node: cst.If,
-    statements: list[cst.BaseStatement],
+    statement: cst.BaseStatement,
+    target: cst.Subscript,
     values: FunctionValues,
     torch_name: str,
     condition: str,
@@ -211,20 +210,20 @@ def _in_place(
     """`if cond: t[index] = value` (FastSpeech 2's `duration_labels[rows.eq(0)] = 1`): the write is
     made on a copy, and the tensor takes the copy's values where the condition holds, in place, so
     what shares its memory sees the same values as before."""
-    tensor, _ = _written_in_place(statements, module)  # type: ignore[misc]
-    target, value = _single_assignment(statements[0], module)
+    tensor = cst.ensure_type(target.value, cst.Name)
+    _, value = _single_assignment(statement, module)
     if not (values.is_tensor(tensor) or tensor.value in {n.value for n in iter_nodes(node.test) if isinstance(n, cst.Name)}):
         raise Refused(f"`{tensor.value}` is not known to be a tensor")
     _require_pure(value, values)
-    for element in target.slice:  # type: ignore[attr-defined]
+    for element in target.slice:
         reason = values.impurity(element.slice.value) if isinstance(element.slice, cst.Index) else None
         if reason:
             raise Refused(f"the index would be computed on every input, and {reason}")
     updated = fresh_name(f"{tensor.value}_updated", mentioned_names([function]))
-    write = cst.ensure_type(statements[0], cst.SimpleStatementLine)
+    write = cst.ensure_type(statement, cst.SimpleStatementLine)
     assign = cst.ensure_type(write.body[0], cst.Assign)
     on_copy = write.with_changes(
-        body=[assign.with_changes(targets=[assign.targets[0].with_changes(target=target.with_changes(value=cst.Name(updated)))])],  # type: ignore[attr-defined]
+        body=[assign.with_changes(targets=[assign.targets[0].with_changes(target=target.with_changes(value=cst.Name(updated)))])],
         leading_lines=(),
     )
     select = call_code(f"{tensor.value}.copy_", [f"{torch_name}.where({condition}, {updated}, {tensor.value})"], _CALL_WIDTH)

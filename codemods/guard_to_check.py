@@ -7,7 +7,7 @@ import libcst as cst
 from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
-from graphweld.analysis.tensors import FunctionValues
+from graphweld.analysis.tensors import FunctionValues, conjuncts
 
 
 class GuardToCheck(Rule):
@@ -148,15 +148,18 @@ class GuardToCheck(Rule):
             return
         # An operand that reads a tensor's value with `.item()` only to test it is tested on the
         # tensor itself: `lengths.max().item() <= slen` -> `lengths.max() <= slen`.
-        read = [_tested_in_graph(operand, values, context.regions.imports, torch_name) for operand in _conjuncts(statement.test)]
-        operands = [tested if tested is not None else operand for operand, tested in zip(_conjuncts(statement.test), read)]
-        if any(tested is not None for tested in read):
-            values = _TensorsToo(values, [tested for tested in read if tested is not None])
+        read = [_tested_in_graph(operand, values, context.regions.imports, torch_name) for operand in conjuncts(statement.test)]
+        operands = [tested if tested is not None else operand for operand, tested in zip(conjuncts(statement.test), read)]
+        made = {id(tested) for tested in read if tested is not None}
+
+        def is_tensor(operand: cst.BaseExpression) -> bool:
+            return id(operand) in made or values.is_tensor(operand)
+
         seen_by_run = context.branches_on_tensor_per_run(node)
-        if not (seen_by_run or all(values.is_tensor(operand) for operand in operands)):
+        if not (seen_by_run or all(is_tensor(operand) for operand in operands)):
             return
         maybe_python = (cst.Name, cst.BaseString, cst.UnaryOperation)
-        if any(isinstance(operand, maybe_python) and not values.is_tensor(operand) for operand in operands):
+        if any(isinstance(operand, maybe_python) and not is_tensor(operand) for operand in operands):
             return  # a bare name or constant may be a Python value: `_assert_async` takes tensors only
         message = statement.msg
         template = None if message is None else _message_template(message)
@@ -279,28 +282,9 @@ def _tested_in_graph(operand: cst.BaseExpression, values: FunctionValues, import
     return tensor_read(operand)
 
 
-class _TensorsToo:
-    """A function's values, with expressions graphweld made and knows to be tensors."""
-
-    def __init__(self, values: FunctionValues, tensors: list[cst.BaseExpression]) -> None:
-        self.values = values
-        self.tensors = {id(node) for node in tensors}
-
-    def is_tensor(self, node: cst.BaseExpression) -> bool:
-        return id(node) in self.tensors or self.values.is_tensor(node)
-
-
 def _is_string_literal(node: cst.BaseExpression) -> bool:
     """A plain string literal, possibly implicitly concatenated (not an f-string, not bytes)."""
     return isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(node.evaluated_value, str)
-
-
-def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """`A and B and C` as [A, B, C] (asserting each in order is asserting the `and`: the first
-    false one fails, and the ones after it are not evaluated); any other test as itself."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
-        return _conjuncts(test.left) + _conjuncts(test.right)
-    return [test]
 
 
 def _reads_item(test: cst.BaseExpression, values: FunctionValues) -> bool:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from graphweld.analysis.names import dotted_name
 from graphweld.analysis.scopes import fresh_name, mentioned_names
+from graphweld.analysis.tensors import conjuncts
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -168,7 +169,7 @@ class LayerdropGuard(Rule):
         if node.orelse is not None:
             return
         imports = context.regions.imports
-        operands = _conjuncts(node.test)
+        operands = conjuncts(node.test)
         *before, last = operands
         if not isinstance(last, cst.Comparison) or len(last.comparisons) != 1 or last.lpar:
             return
@@ -209,13 +210,6 @@ class LayerdropGuard(Rule):
             "tracing) before comparing"
         )
         self.propose(node, statements, anchor=node, message=message, safety=Safety.SAFE)
-
-
-def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """`A and B and C` (without parentheses around it) as [A, B, C]; any other test as itself."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
-        return _conjuncts(test.left) + _conjuncts(test.right)
-    return [test]
 
 
 def _positive_test(comparison: cst.Comparison) -> str | None:

@@ -72,6 +72,15 @@ _ARITHMETIC = (
 )
 
 
+def conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """`A and B and C` (without parentheses around it) as [A, B, C]: asserting or guarding each
+    in order is the `and` (the first false one decides, the ones after it are not evaluated); any
+    other test as itself."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
+        return conjuncts(test.left) + conjuncts(test.right)
+    return [test]
+
+
 class FunctionValues:
     """The names of one function and what they are bound to, for tensor and purity questions."""
 
