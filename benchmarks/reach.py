@@ -331,10 +331,13 @@ def main() -> None:
     parser.add_argument("--half", choices=HALVES, help="measure only this half of the census (see half())")
     parser.add_argument("--report", action="store_true", help="only print the tables from the results file")
     parser.add_argument("--survey", help="with --report: the survey's nightly report JSON to compare with")
+    parser.add_argument("--survey-transformers", help="with --survey: results of the survey-only classes measured on the "
+                        "survey's own transformers (reach.py --python .venv-survey/bin/python --results FILE)")
     args = parser.parse_args()
     results_path = Path(args.results) if args.results else HERE / "results" / f"reach-{args.mode}.jsonl"
     if args.report:
-        report(_load(results_path), Path(args.survey) if args.survey else None)
+        older = _load(Path(args.survey_transformers)) if args.survey_transformers else []
+        report(_load(results_path), Path(args.survey) if args.survey else None, older)
         return
     if not Path(args.python).exists():
         sys.exit(f"error: {args.python} not found; create the environment first (see this file's docstring)")
@@ -392,7 +395,7 @@ def _load(path: Path) -> list[dict]:
 # -- the report --------------------------------------------------------------------------------
 
 
-def report(rows: list[dict], survey: Path | None) -> None:
+def report(rows: list[dict], survey: Path | None, older: list[dict] = ()) -> None:  # type: ignore[assignment]
     for row in rows:
         for site in (row.get("sites_before") or []) + (row.get("sites_after") or []):
             if Path(site["file"]).is_file():
@@ -406,7 +409,7 @@ def report(rows: list[dict], survey: Path | None) -> None:
     _summary("all", rows)
     for name in HALVES:
         _summary(f"all, {name} half", [r for r in rows if half(r["class"]) == name])
-    _tables(rows, survey)
+    _tables(rows, survey, older)
 
 
 def _summary(label: str, rows: list[dict]) -> None:
@@ -439,7 +442,7 @@ def _summary(label: str, rows: list[dict]) -> None:
     print()
 
 
-def _tables(rows: list[dict], survey: Path | None) -> None:
+def _tables(rows: list[dict], survey: Path | None, older: list[dict] = ()) -> None:  # type: ignore[assignment]
     """The tables by pattern, by GB id and by model over the breaking rows, the reasons rows were not
     measured, and the comparison with the survey."""
     breaking = [row for row in rows if row["status"] == "measured" and (row["before"]["graph_breaks"] or row["before"]["skipped_frames"])]
@@ -470,7 +473,7 @@ def _tables(rows: list[dict], survey: Path | None) -> None:
     for reason, count in reasons.most_common(15):
         print(f"| {reason} | {count} |")
     if survey is not None:
-        compare_with_survey(rows, survey)
+        compare_with_survey(rows, survey, older)
 
 
 def _capture_cell(capture: dict | None) -> str:
@@ -496,8 +499,10 @@ def _by(rows: list[dict], key) -> list:  # type: ignore[no-untyped-def]
     return sorted(ranked, key=lambda item: -item[1][3])
 
 
-def compare_with_survey(rows: list[dict], survey: Path) -> None:
-    """Which models break here and in the survey (its eval mode), among the classes both ran."""
+def compare_with_survey(rows: list[dict], survey: Path, older: list[dict] = ()) -> None:  # type: ignore[assignment]
+    """Which models break here and in the survey (its eval mode), among the classes both ran; with
+    `older` (the survey-only classes measured on the survey's own transformers), which of those
+    the census finds on the survey's code (transformers changed since) and which it does not."""
     data = json.loads(survey.read_text(encoding="utf-8"))
     status: dict[str, tuple[str, int]] = {}
     for category in ("cat1", "cat3"):
@@ -516,6 +521,17 @@ def compare_with_survey(rows: list[dict], survey: Path) -> None:
     survey_breaks = sum(status[name][1] for name in breaks_there)
     here_breaks = sum(row["before"]["graph_breaks"] for row in both if row["class"] in breaks_there)
     print(f"  breaks on the survey's breaking models: survey {survey_breaks}, here {here_breaks}")
+    only = breaks_there - breaks_here
+    measured_older = {row["class"]: row for row in older if row["status"] == "measured"}
+    upstream = {name for name in only if name in measured_older and measured_older[name]["before"]["graph_breaks"]}
+    not_found = {name for name in only if name in measured_older} - upstream
+    reproduced = len(breaks_here & breaks_there) + len(upstream)
+    if breaks_there:
+        print(f"  reproduced: {reproduced} of {len(breaks_there)} ({100 * reproduced / len(breaks_there):.0f}%): "
+              f"{len(breaks_here & breaks_there)} break here too, {len(upstream)} break on the survey's own "
+              f"transformers here (changed since: {', '.join(sorted(upstream)) or '-'})")  # fmt: skip
+        print(f"  not reproduced on the survey's transformers either: {', '.join(sorted(not_found)) or '-'}")
+        print(f"  not measured on the survey's transformers: {', '.join(sorted(only - set(measured_older))) or '-'}")
 
 
 if __name__ == "__main__":

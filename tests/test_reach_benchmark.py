@@ -5,6 +5,7 @@ transformers; the benchmark itself runs in its own environment."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -129,3 +130,21 @@ def test_the_census_halves_are_fixed_by_the_name_alone():
     assert [reach.half(name) for name in ("LlamaForCausalLM", "DbrxForCausalLM", "MimiModel", "kornia:canny")] == [
         "tuning", "tuning", "tuning", "held-out",
     ]
+
+
+def test_the_survey_comparison_counts_what_breaks_on_the_surveys_own_transformers(tmp_path, capsys):
+    survey = tmp_path / "nightly.json"
+    survey.write_text(json.dumps({"cat1": [], "cat3": [
+        {"key": [name, "eval"], "current_status": "graph_break", "current_gb": 3} for name in ("A", "B", "C", "D")
+    ] + [{"key": ["E", "eval"], "current_status": "full_graph", "current_gb": 0}]}))
+
+    def row(name: str, breaks: int) -> dict:
+        return {"class": name, "status": "measured", "before": {"graph_breaks": breaks}}
+
+    here = [row("A", 2), row("B", 0), row("C", 0), row("D", 0), row("E", 0)]
+    older = [row("B", 4), row("C", 0)]  # B breaks on the survey's transformers: changed since
+    reach.compare_with_survey(here, survey, older)
+    shown = capsys.readouterr().out
+    assert "reproduced: 2 of 4 (50%): 1 break here too, 1 break on the survey's own transformers here (changed since: B)" in shown
+    assert "not reproduced on the survey's transformers either: C" in shown
+    assert "not measured on the survey's transformers: D" in shown
