@@ -28,9 +28,13 @@ class MoeDenseDispatch(Rule):
     whose body finds the expert's tokens with `top_k_pos, token_idx = torch.where(mask)`, runs the
     expert on `hidden_states[token_idx]`, and adds the weighted result back with
     `final.index_add_(0, token_idx, result)`. `torch.where(mask)` becomes the positions of every
-    token (`torch.arange`), with each token's slot in the routing (`argmax` of the mask) and
-    whether it is routed to the expert at all; what the expert returns for a token not routed to
-    it is set to 0 before it is added. The loop runs over every expert (`range(hit.shape[0])`),
+    token (`torch.arange`) and whether it is routed to the expert at all; what the expert returns
+    for a token not routed to it is set to 0 before it is added. A routing weight read as
+    `weights[token_idx, slot, None]` becomes the token's weight summed over the slots that route
+    it to the expert (`(weights * routed.t()).sum(-1)`), so a token that reaches one expert from
+    several slots gets all of them, as the loop gave it: NLLB-MoE's router, whose mask columns are
+    the slots and which drops tokens over an expert's capacity, routes that way. Where the slot is
+    read otherwise, it is the token's first slot (`argmax` of the mask). The loop runs over every expert (`range(hit.shape[0])`),
     with the expert's number as a Python `int`, which is what `expert_idx[0]`, `expert_idx.item()`
     and `mask[expert_idx]` read from the row of `nonzero()` before.
 
@@ -58,11 +62,11 @@ class MoeDenseDispatch(Rule):
     for expert_idx in range(expert_hit.shape[0]):
         expert_layer = self.experts[expert_idx]
         routed = expert_mask[[expert_idx]].squeeze(0) != 0
-        idx = routed.int().argmax(0)
         top_x = torch.arange(routed.shape[1], device=routed.device)
         token_routed = routed.any(0)
+        token_weight = (routing_weights * routed.t()).sum(-1)
         current_state = hidden_states[None, top_x].reshape(-1, hidden_dim)
-        current_hidden_states = expert_layer(current_state) * routing_weights[top_x, idx, None]
+        current_hidden_states = expert_layer(current_state) * token_weight[top_x, None]
         routed_output = current_hidden_states.to(hidden_states.dtype)
         final_hidden_states.index_add_(
             0,
@@ -77,8 +81,10 @@ class MoeDenseDispatch(Rule):
     each token is routed to (E/k: 8 for Mixtral's 8 experts, top 2), which can make the compiled
     model slower than the eager one with its breaks; measure the step time before keeping it
     (`benchmarks/RESULTS.md` records both for the models it fixes). An expert given a larger
-    batch may round differently, and a token routed to the same expert twice (possible only if
-    the routing indices repeat, never with `topk`) is counted once. The mask must have one row
+    batch may round differently. An expert no token was routed to now has a zero gradient where
+    it had none (an optimizer with momentum or weight decay then updates it). Where the slot is
+    read other than in the weight, a token routed to the same expert from two slots (possible
+    only if the routing repeats, never with `topk`) is counted once. The mask must have one row
     per routing slot and one column per token, as `torch.where` unpacked into two names implies,
     and `hit` one entry per expert. Left alone: a loop whose body uses the row of `nonzero()` other
     than as `row[0]`, `row.item()`, `int(row)` or an index, rebinds the indices, or has no
@@ -139,11 +145,19 @@ class MoeDenseDispatch(Rule):
         where_statement, add_statement = statements[where_at], statements[add_at]
         mask = _where_parts(where_statement, imports)[2]  # type: ignore[index]
         mask_code = source(mask, module) if isinstance(mask, _ATOMS) else f"({source(mask, module)})"
+        # A weight read as `weights[token, slot, None]` is summed over the slots that route the
+        # token to this expert, so a token routed to one expert from two slots (NLLB-MoE's
+        # capacity-limited routing) gets both; where the slot is read otherwise, its first slot.
+        summed = _SlotWeights(token.value, slot.value, taken | {routed, token_routed, output})
+        statements = [s if i == where_at else s.visit(summed) for i, s in enumerate(statements)]
+        add_statement = statements[add_at]
+        slot_read = any(n.value == slot.value for i, st in enumerate(statements) if i != where_at for n in _name_reads(st))
         dense = [
             f"{routed} = {mask_code} != 0",
-            f"{slot.value} = {routed}.int().argmax(0)",
+            *([f"{slot.value} = {routed}.int().argmax(0)"] if slot_read else []),
             f"{token.value} = {torch_name}.arange({routed}.shape[1], device={routed}.device)",
             f"{token_routed} = {routed}.any(0)",
+            *(f"{name} = ({weights} * {routed}.t()).sum(-1)" for weights, name in summed.names.items()),
         ]
         receiver, contribution = _index_add_parts(add_statement)  # type: ignore[misc]
         added = []
@@ -374,6 +388,34 @@ def _as_expert_number(
     if any(n.value == row and id(n) not in known for s in statements for n in _name_reads(s)):
         return None
     return row, [s.visit(_RowToNumber(row, row)) for s in statements], 0
+
+
+class _SlotWeights(cst.CSTTransformer):
+    """`w[token, slot, None]` (or `w[token, slot]`) becomes `token_weight[token, None]`, where
+    `token_weight = (w * routed.t()).sum(-1)`: each token's weight summed over the slots that
+    route it to the expert (`names`: the weights' code and the name each sum gets)."""
+
+    def __init__(self, token: str, slot: str, taken: set[str]) -> None:
+        self.token, self.slot, self.taken = token, slot, set(taken)
+        self.names: dict[str, str] = {}
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        indices = [element.slice for element in original.slice]
+        if not all(isinstance(index, cst.Index) for index in indices) or len(indices) not in (2, 3):
+            return updated
+        values = [index.value for index in indices]  # type: ignore[union-attr]
+        if not (
+            isinstance(values[0], cst.Name) and values[0].value == self.token
+            and isinstance(values[1], cst.Name) and values[1].value == self.slot
+            and (len(values) == 2 or (isinstance(values[2], cst.Name) and values[2].value == "None"))
+        ):  # fmt: skip
+            return updated
+        weights = cst.Module([]).code_for_node(updated.value)
+        if weights not in self.names:
+            self.names[weights] = name = fresh_name("token_weight", self.taken)
+            self.taken.add(name)
+        rest = ", None" if len(values) == 3 else ""
+        return cst.parse_expression(f"{self.names[weights]}[{self.token}{rest}]")
 
 
 def _parsed(lines: list[str], replaced: cst.BaseStatement) -> list[cst.BaseStatement]:

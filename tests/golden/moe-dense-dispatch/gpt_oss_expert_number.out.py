@@ -22,13 +22,13 @@ class Experts(nn.Module):
             if expert_idx == self.num_experts:
                 continue
             routed = expert_mask[expert_idx] != 0
-            top_k_pos = routed.int().argmax(0)
             token_idx = torch.arange(routed.shape[1], device=routed.device)
             token_routed = routed.any(0)
+            token_weight = (routing_weights * routed.t()).sum(-1)
             current_state = hidden_states[token_idx]
             gate, up = (current_state @ self.gate_up_proj[expert_idx]).chunk(2, dim=-1)
             out = (torch.nn.functional.silu(gate) * up) @ self.down_proj[expert_idx]
-            weighted_output = out * routing_weights[token_idx, top_k_pos, None]
+            weighted_output = out * token_weight[token_idx, None]
             next_states.index_add_(
                 0,
                 token_idx,

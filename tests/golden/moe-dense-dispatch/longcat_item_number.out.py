@@ -25,9 +25,9 @@ class MoeBlock(nn.Module):
         expert_hit = torch.greater(expert_mask.sum(dim=(-1, -2)), 0)
         for expert_idx in range(expert_hit.shape[0]):
             routed = expert_mask[expert_idx].squeeze(0) != 0
-            selection_idx = routed.int().argmax(0)
             token_idx = torch.arange(routed.shape[1], device=routed.device)
             token_routed = routed.any(0)
+            token_weight = (top_k_weights * routed.t()).sum(-1)
             if token_idx.numel() == 0:
                 continue
             current_state = hidden_states[token_idx]
@@ -36,7 +36,7 @@ class MoeBlock(nn.Module):
             else:
                 gate, up = F.linear(current_state, self.gate_up_proj[expert_idx]).chunk(2, dim=-1)
                 current_hidden_states = F.linear(F.silu(gate) * up, self.down_proj[expert_idx])
-            current_hidden_states = current_hidden_states * top_k_weights[token_idx, selection_idx, None]
+            current_hidden_states = current_hidden_states * token_weight[token_idx, None]
             routed_output = current_hidden_states.to(hidden_states.dtype)
             final_hidden_states.index_add_(
                 0,

@@ -22,11 +22,11 @@ class SparseMoeBlock(nn.Module):
         for expert_idx in range(self.num_experts):
             expert_layer = self.experts[expert_idx]
             routed = expert_mask[expert_idx] != 0
-            idx = routed.int().argmax(0)
             top_x = torch.arange(routed.shape[1], device=routed.device)
             token_routed = routed.any(0)
+            token_weight = (routing_weights * routed.t()).sum(-1)
             current_state = hidden_states[None, top_x].reshape(-1, hidden_dim)
-            current_hidden_states = expert_layer(current_state) * routing_weights[top_x, idx, None]
+            current_hidden_states = expert_layer(current_state) * token_weight[top_x, None]
             final_hidden_states.index_add_(
                 0,
                 top_x,
