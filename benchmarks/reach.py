@@ -23,7 +23,7 @@ x-transformers, torchdiffeq, gpytorch; installed in the same environment with `p
 torchmetrics torch_geometric diffusers x-transformers torchdiffeq gpytorch`); their fix rewrites a
 copy of the library's packages, and the report gives their numbers apart.
 
-The census is split in two halves, fixed by a hash of each class's or program's name (`half()`):
+The census is split in two halves, fixed by a hash of each class's model family or program's library (`half()`):
 rules are chosen and tuned on the tuning half only, and the held-out half is only reported; its
 number is the one that counts. `--half tuning` (or `held-out`) measures one half; `--report`
 prints every summary for each half beside the whole.
@@ -258,11 +258,30 @@ _SPLIT_SALT = "graphweld reach census, split of 2026-11-25"
 HALVES = ("tuning", "held-out")
 
 
+# Class-name endings of the heads and variants of one model family (longest first).
+_HEADS = (
+    "ForConditionalGeneration", "WithLMHeadModel", "ForCausalLM", "LMHeadModel", "EncoderModel", "DecoderModel",
+    "TextModel", "VisionModel", "AudioModel", "BaseModel", "Model",
+)  # fmt: skip
+
+
+def family(name: str) -> str:
+    """What shares code with a class or program: a transformers model family (`NllbMoeModel` and
+    `NllbMoeForConditionalGeneration` run the same modeling file), or another library."""
+    if is_program(name):
+        return name.split(":", 1)[0]
+    for head in _HEADS:
+        if name.endswith(head) and len(name) > len(head):
+            return name[: -len(head)]
+    return name
+
+
 def half(name: str) -> str:
     """The census half of a transformers class or another library's program: "tuning" (rules are
-    chosen and tuned on it) or "held-out" (only reported), by a hash of its name, so the split
+    chosen and tuned on it) or "held-out" (only reported), by a hash of its family, so the classes
+    of one modeling file (and the programs of one library) are on the same side, and the split
     holds whatever classes a transformers version adds or drops."""
-    digest = hashlib.sha256(f"{_SPLIT_SALT}:{name}".encode()).digest()
+    digest = hashlib.sha256(f"{_SPLIT_SALT}:{family(name)}".encode()).digest()
     return HALVES[digest[0] % 2]
 
 
