@@ -75,7 +75,7 @@ class GuardToCheck(Rule):
     decoder-input shift), `assert not t.isnan().any().item()`. The operand is tested on the tensor
     instead (`lengths.max() <= slen`, `torch.all(...)`, `torch.logical_not(...)`), so no value
     leaves the graph. Only when what `.item()` is called on is known to be a tensor (a numpy value
-    has `.item()` too), or is made by a `torch` function. Unsafe as above, and a comparison with a
+    has `.item()` too), is made by a `torch` function, or a run saw the graph break at the assert. Unsafe as above, and a comparison with a
     Python number is now made in the tensor's dtype: the same for integer tensors, but a float32
     value that only equals a Python float after rounding compares differently.
 
@@ -148,7 +148,12 @@ class GuardToCheck(Rule):
             return
         # An operand that reads a tensor's value with `.item()` only to test it is tested on the
         # tensor itself: `lengths.max().item() <= slen` -> `lengths.max() <= slen`.
-        read = [_tested_in_graph(operand, values, context.regions.imports, torch_name) for operand in conjuncts(statement.test)]
+        # A run that broke at the assert read a tensor with `.item()` there.
+        seen_item = context.breaks_per_run(node)
+        read = [
+            _tested_in_graph(operand, values, context.regions.imports, torch_name, seen_item)
+            for operand in conjuncts(statement.test)
+        ]
         operands = [tested if tested is not None else operand for operand, tested in zip(conjuncts(statement.test), read)]
         made = {id(tested) for tested in read if tested is not None}
 
@@ -251,18 +256,21 @@ class GuardToCheck(Rule):
         self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
 
 
-def _tested_in_graph(operand: cst.BaseExpression, values: FunctionValues, imports, torch_name: str) -> cst.BaseExpression | None:  # type: ignore[no-untyped-def]
+def _tested_in_graph(
+    operand: cst.BaseExpression, values: FunctionValues, imports, torch_name: str, seen_by_run: bool  # type: ignore[no-untyped-def]
+) -> cst.BaseExpression | None:
     """An assert operand that reads a tensor's value with `.item()` only to test it, written on the
     tensor instead: `t.item()` -> `t`, `not t.item()` -> `torch.logical_not(t)`, `t.item() <= n` ->
     `t <= n` (one comparison, the other side not an `.item()` too); None for any other operand.
-    The receiver must be known to be a tensor (a numpy value has `.item()` too)."""
+    The receiver must be known to be a tensor (a numpy value has `.item()` too), or a run must
+    have seen the graph break at the assert, where only a tensor's `.item()` breaks."""
 
     def tensor_read(node: cst.BaseExpression) -> cst.BaseExpression | None:
         if not (isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "item"):
             return None
         receiver = node.func.value
         by_torch = isinstance(receiver, cst.Call) and (imports.qualify(receiver.func) or "").startswith("torch.")
-        return receiver if by_torch or values.is_tensor(receiver) else None
+        return receiver if by_torch or seen_by_run or values.is_tensor(receiver) else None
 
     if isinstance(operand, cst.UnaryOperation) and isinstance(operand.operator, cst.Not):
         inner = tensor_read(operand.expression)

@@ -322,3 +322,25 @@ def test_a_guard_the_run_saw_on_a_flag_checks_it_whether_it_is_a_tensor_or_a_pyt
         torch.testing.assert_close(step(torch.ones(2), ok), torch.full((2,), 2.0))
     with pytest.raises(RuntimeError, match="not ok"):
         step(torch.ones(2), False)
+
+
+FLAUBERT_CHECK = '''import torch
+
+
+def forward(input_ids, lengths=None, slen=4):
+    if lengths is None:
+        lengths = (input_ids != 0).sum(dim=1).long()
+    assert lengths.max().item() <= slen
+    return input_ids * 2
+'''
+
+
+def test_an_assert_read_with_item_on_a_value_the_code_does_not_type_is_rewritten_where_a_run_broke():
+    """Flaubert's `lengths` may be the caller's argument: nothing in the code says it is a tensor
+    (a numpy value has `.item()` too); a run's break at the assert says it was."""
+    settings = Settings(unsafe_fixes=True)
+    assert fix_text(FLAUBERT_CHECK, "modeling.py", settings, site_lines=frozenset({7})).text == FLAUBERT_CHECK.replace(
+        "    assert lengths.max().item() <= slen\n", "    torch._assert_async(lengths.max() <= slen)\n"
+    )
+    static = fix_text(FLAUBERT_CHECK, "modeling.py", Settings(unsafe_fixes=True, assume_compiled=True)).text
+    assert "assert lengths.max().item() <= slen" in static

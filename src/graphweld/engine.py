@@ -470,7 +470,8 @@ def propose(
     if not rules or not (regions.any_compiled or passed_through):
         return empty
     context = RuleContext(
-        module, settings, regions, path, text=text, data_dependent_lines=data_dependent_lines, stack_lines=stack_lines
+        module, settings, regions, path, text=text, data_dependent_lines=data_dependent_lines, stack_lines=stack_lines,
+        break_lines=site_lines | called_lines,
     )
     if excluded is not None:
         context.excluded = lambda rule, form, line, column: excluded(ChangeKey(rule, form, line, column))

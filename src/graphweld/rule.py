@@ -70,6 +70,7 @@ class RuleContext:
         text: str | None = None,
         data_dependent_lines: frozenset[int] = frozenset(),
         stack_lines: frozenset[int] = frozenset(),
+        break_lines: frozenset[int] = frozenset(),
     ) -> None:
         self.module = module
         # The file's path as the user gave it (only for names derived from it, never opened).
@@ -78,6 +79,9 @@ class RuleContext:
         # Lines where a run saw Dynamo stop on data-dependent branching (GB0170): Dynamo's own
         # evidence that the condition there is a tensor.
         self.data_dependent_lines = data_dependent_lines
+        # Lines where a run saw any graph break (of any GB id): Dynamo's evidence that what breaks
+        # there is what Dynamo cannot trace (an `.item()` there was called on a tensor).
+        self.break_lines = break_lines
         # Lines on the stack of a break a run saw further in: the calls that led to it (read only
         # by rules that fix a break from its callers).
         self.stack_lines = stack_lines
@@ -147,6 +151,13 @@ class RuleContext:
             span = node_spans(self.module, [statement], self.text).get(id(statement))
             seen = self._seen_by_run[id(statement)] = span is not None and span.start_line in self.data_dependent_lines
         return seen
+
+    def breaks_per_run(self, statement: cst.CSTNode) -> bool:
+        """Whether a run saw a graph break at the statement's first line."""
+        if not self.break_lines:
+            return False
+        span = node_spans(self.module, [statement], self.text).get(id(statement))
+        return span is not None and span.start_line in self.break_lines
 
     def code(self, node: cst.CSTNode) -> str:
         """Source text of a node on one line, shortened for messages (without its comment)."""
