@@ -264,7 +264,7 @@ class _RoundSearch:
         self.deadline = deadline
         self.out_of_time = False
         # Single picks that did not verify, waiting for their next fixes to be tried as one batch.
-        self._failed: list[tuple[_Pick, Verdict]] = []
+        self._failed: list[_Pick] = []
         self.settings = settings
         self.result = result
         self.previous = previous
@@ -393,7 +393,7 @@ class _RoundSearch:
             return accepted
         if len(picks) == 1:
             self.drop(picks[0].path, picks[0].changes, _why_not(verdict), picks[0].instead_of)
-            self._failed.append((picks[0], verdict))
+            self._failed.append(picks[0])
             return None
         middle = len(picks) // 2
         return self.merge(self.search(picks[:middle], True), self.search(picks[middle:], True), picks)
@@ -420,7 +420,7 @@ class _RoundSearch:
         failed ones ruled out: searched as one batch."""
         failed, self._failed = self._failed, []
         alternatives = []
-        for pick, _ in failed:
+        for pick in failed:
             alternative = self.next_fix(pick)
             if alternative is not None:
                 alternatives.append(alternative)
