@@ -36,7 +36,8 @@ class BranchToWhere(Rule):
     gpytorch's `if z_is_small.sum() > 0: grad[z_is_small] = ...`) makes the write on a copy and
     takes the copy's values where the condition holds, in place (`t.copy_(torch.where(cond,
     t_updated, t))`), so whatever shares the tensor's memory sees what it saw before. A condition
-    written with `not`, `and`, `or` becomes `torch.logical_not`, `logical_and`, `logical_or`. Before the selection, a branch may fill a cache on an object (`if not
+    written with `not`, `and`, `or` becomes `torch.logical_not`, `logical_and`, `logical_or`.
+    Before the selection, a branch may fill a cache on an object (`if not
     hasattr(self, "long_inv_freq"): self.long_inv_freq = ...`) or move a cached tensor
     (`self.cache = self.cache.to(device)`); those statements are hoisted above the selection,
     since they do not depend on the condition.
@@ -150,9 +151,12 @@ def _rewrite(
     merged: list[cst.BaseStatement] = []
     written = _written_in_place(taken_tail, module) if other_tail is None else None
     if written is not None:
-        return [*caches, *_in_place(node, taken_tail[0], written, values, torch_name, condition, module, function)], [
-            *reasons, "the tensor is written in place on every input, with its own values where the condition is false (autograd sees an in-place write either way)",
-        ]
+        replacement = _in_place(node, taken_tail[0], written, values, torch_name, condition, module, function)
+        reasons.append(
+            "the tensor is written in place on every input, with its own values where the condition is false "
+            "(autograd sees an in-place write either way)"
+        )
+        return [*caches, *replacement], reasons
     if other_tail is None:
         temporaries = {id(statement) for statement in _temporaries(taken_tail, node, function, values, module)}
         if temporaries:

@@ -150,11 +150,9 @@ class GuardToCheck(Rule):
         # tensor itself: `lengths.max().item() <= slen` -> `lengths.max() <= slen`.
         # A run that broke at the assert read a tensor with `.item()` there.
         seen_item = context.breaks_per_run(node)
-        read = [
-            _tested_in_graph(operand, values, context.regions.imports, torch_name, seen_item)
-            for operand in conjuncts(statement.test)
-        ]
-        operands = [tested if tested is not None else operand for operand, tested in zip(conjuncts(statement.test), read)]
+        written = conjuncts(statement.test)
+        read = [_tested_in_graph(operand, values, context.regions.imports, torch_name, seen_item) for operand in written]
+        operands = [tested if tested is not None else operand for operand, tested in zip(written, read)]
         made = {id(tested) for tested in read if tested is not None}
 
         def is_tensor(operand: cst.BaseExpression) -> bool:
@@ -378,8 +376,6 @@ def _as_tensor_condition(test: cst.BaseExpression, torch_name: str, module: cst.
     """The condition as a tensor `torch._assert_async` and `torch.logical_not` take. A name or
     attribute not known to be a tensor (a run saw the branch, but the flag may be a Python bool
     there) goes through `torch.as_tensor`, which leaves a tensor as it is."""
-    if isinstance(test, (cst.Name, cst.Attribute)) and not values.is_tensor(test):
-        return f"{torch_name}.as_tensor({source(test, module)})"
-    return values.boolean_source(test, module, torch_name) if values.is_boolean(test) or not isinstance(
-        test, (cst.Name, cst.Attribute)
-    ) else source(test, module)
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        return source(test, module) if values.is_tensor(test) else f"{torch_name}.as_tensor({source(test, module)})"
+    return values.boolean_source(test, module, torch_name)

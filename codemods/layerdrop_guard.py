@@ -123,18 +123,13 @@ class LayerdropGuard(Rule):
                 return expression.with_changes(expression=inner_expression), seen
             if not isinstance(expression, cst.Comparison) or len(expression.comparisons) != 1:
                 return expression, seen
-            operator = expression.comparisons[0].operator
-            right = expression.comparisons[0].comparator
             positive = _positive_test(expression)
             if positive is not None:
                 return expression, seen | {positive}
-            if isinstance(operator, cst.LessThan):
-                rate = probability(expression.left, right)
-            elif isinstance(operator, cst.GreaterThan):
-                rate = probability(right, expression.left)
-            else:
-                # `draw <= p` can hold with p == 0 (a draw of exactly 0): not guarded.
+            compared = _draw_and_rate(expression)
+            if compared is None:
                 return expression, seen
+            rate = probability(*compared)
             if rate is None or rate in seen:
                 return expression, seen
             guarded.append(rate)
@@ -173,13 +168,10 @@ class LayerdropGuard(Rule):
         *before, last = operands
         if not isinstance(last, cst.Comparison) or len(last.comparisons) != 1 or last.lpar:
             return
-        operator, right = last.comparisons[0].operator, last.comparisons[0].comparator
-        if isinstance(operator, cst.LessThan):
-            draw, rate = last.left, right
-        elif isinstance(operator, cst.GreaterThan):
-            draw, rate = right, last.left
-        else:
-            return  # `draw <= p` can hold with p == 0
+        compared = _draw_and_rate(last)
+        if compared is None:
+            return
+        draw, rate = compared
         if not (isinstance(draw, cst.Call) and imports.qualify(draw.func) in _UNIFORM_DRAWS):
             return
         name = dotted_name(rate)
@@ -190,7 +182,7 @@ class LayerdropGuard(Rule):
             return
         module = context.module
         drawn = fresh_name("dropout_probability", mentioned_names([function]))
-        comparison = f"{drawn} < {name}" if isinstance(operator, cst.LessThan) else f"{name} > {drawn}"
+        comparison = f"{drawn} < {name}" if isinstance(last.comparisons[0].operator, cst.LessThan) else f"{name} > {drawn}"
         inner = cst.If(
             test=cst.parse_expression(f"{name} > 0 and {comparison}"),
             body=node.body,
@@ -210,6 +202,17 @@ class LayerdropGuard(Rule):
             "tracing) before comparing"
         )
         self.propose(node, statements, anchor=node, message=message, safety=Safety.SAFE)
+
+
+def _draw_and_rate(comparison: cst.Comparison) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """What `draw < rate` (or `rate > draw`) compares, the draw first; None for any other
+    operator: `draw <= p` can hold with p == 0 (a draw of exactly 0), so it is never guarded."""
+    operator, right = comparison.comparisons[0].operator, comparison.comparisons[0].comparator
+    if isinstance(operator, cst.LessThan):
+        return comparison.left, right
+    if isinstance(operator, cst.GreaterThan):
+        return right, comparison.left
+    return None
 
 
 def _positive_test(comparison: cst.Comparison) -> str | None:
