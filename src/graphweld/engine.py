@@ -145,6 +145,8 @@ class Proposals:
     called_functions: frozenset[str] = frozenset()
     # Whether the text has any compiled region (nothing is looked for without one).
     any_compiled: bool = True
+    # The module's compiled regions (`regions.root_reasons()`: where compilation starts, and why).
+    regions: CompiledRegions | None = None
 
 
 @dataclass
@@ -465,7 +467,7 @@ def propose(
     )
     empty = Proposals(
         site_functions=frozenset(regions.root_names), called_functions=frozenset(regions.called_names),
-        any_compiled=regions.any_compiled,
+        any_compiled=regions.any_compiled, regions=regions,
     )
     if not rules or not (regions.any_compiled or passed_through):
         return empty
@@ -492,7 +494,7 @@ def propose(
         indents,
     )
     suppressions = suppressed_lines(text)
-    proposals = Proposals(site_functions=empty.site_functions, called_functions=empty.called_functions)
+    proposals = Proposals(site_functions=empty.site_functions, called_functions=empty.called_functions, regions=regions)
     seen_reports: set[tuple[str, int, str]] = set()
     splicer: _Splicer | None = None
     for finding in findings:

@@ -31,9 +31,16 @@ class ProjectIndex:
     """File (real path) -> qualified names of its functions that other files compile."""
 
     compiled_elsewhere: dict[str, set[str]] = field(default_factory=dict)
+    # (file, qualified name) -> where it is compiled: "train.py:5" (the first such call).
+    compiled_at: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def names_for(self, path: str) -> frozenset[str]:
         return frozenset(self.compiled_elsewhere.get(os.path.realpath(path), ()))
+
+    def reasons_for(self, path: str) -> dict[str, str]:
+        """The file's functions other files compile, each with where: "torch.compile in train.py:5"."""
+        real = os.path.realpath(path)
+        return {name: f"compiled in {self.compiled_at[(real, name)]}" for name in sorted(self.names_for(path))}
 
     @classmethod
     def build(cls, files: Iterable[str], read=None) -> "ProjectIndex":  # type: ignore[no-untyped-def]
@@ -54,9 +61,10 @@ class ProjectIndex:
                     tree = ast.parse(data, filename=path)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue  # the run reports the file itself
-            for target_file, qualname in _compiled_imports(tree, path, modules):
+            for target_file, qualname, line in _compiled_imports(tree, path, modules):
                 if target_file != path:
                     index.compiled_elsewhere.setdefault(target_file, set()).add(qualname)
+                    index.compiled_at.setdefault((target_file, qualname), f"{os.path.relpath(path)}:{line}")
         return index
 
 
@@ -89,8 +97,9 @@ class _ModuleFiles:
         return near[0] if near else None
 
 
-def _compiled_imports(tree: ast.Module, path: str, modules: _ModuleFiles) -> list[tuple[str, str]]:
-    """(file, qualified name) for each compile call in the module whose target is imported."""
+def _compiled_imports(tree: ast.Module, path: str, modules: _ModuleFiles) -> list[tuple[str, str, int]]:
+    """(file, qualified name, line of the call) for each compile call in the module whose target
+    is imported."""
     imported: dict[str, tuple[str, str]] = {}  # local name -> (file, name in it)
     module_aliases: dict[str, str] = {}  # local name -> file of an imported module
     torch_names: set[str] = set()
@@ -145,7 +154,7 @@ def _compiled_imports(tree: ast.Module, path: str, modules: _ModuleFiles) -> lis
             return (*named, False) if named is not None else None
         return None
 
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, int]] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -164,10 +173,10 @@ def _compiled_imports(tree: ast.Module, path: str, modules: _ModuleFiles) -> lis
         file, name, instance = resolved
         if name[:1].isupper():
             # A class: the module it creates is compiled through its forward.
-            found.append((file, f"{name}.forward"))
+            found.append((file, f"{name}.forward", node.lineno))
         elif not instance:
-            found.append((file, name))  # a function compiled as it is
-    return found
+            found.append((file, name, node.lineno))  # a function compiled as it is
+    return sorted(found, key=lambda item: item[2])
 
 
 def _imported_name(func: ast.expr, imported: dict[str, tuple[str, str]], module_aliases: dict[str, str]) -> tuple[str, str] | None:

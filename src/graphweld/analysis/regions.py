@@ -20,6 +20,7 @@ Functions Dynamo does not trace are never regions: decorated with `torch.compile
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable
 
 import libcst as cst
 
@@ -283,6 +284,10 @@ class CompiledRegions:
         decorators = {id(info.node): {self.imports.qualify(d) for d in info.decorators} for info in indexer.functions}
         disabled = {id(info.node) for info in indexer.functions if NOT_TRACED_DECORATORS & decorators[id(info.node)]}
         self.root_names = set(root_names)
+        # Where torch.compile starts, as far as the module shows: qualified name -> (why, the
+        # compile call named by it); lines are found only when `root_reasons()` is asked.
+        self._root_reasons: dict[str, tuple[str, cst.Call | None]] = {}
+        self._module = module
         if root_lines:
             self.root_names |= self.innermost_functions(module, root_lines)
         self.called_names = set(called_names)
@@ -327,29 +332,38 @@ class CompiledRegions:
     ) -> None:
         indexer = self._indexer
         decorated = [info for info in indexer.functions if COMPILE_DECORATORS & decorators[id(info.node)]]
-        roots = list(decorated)
+        roots: list[FunctionInfo] = []
+
+        def add_roots(found: Iterable[FunctionInfo], why: str, call: cst.Call | None = None) -> None:
+            for info in found:
+                roots.append(info)
+                self._root_reasons.setdefault(info.qualname, (why, call))
+
+        add_roots(decorated, "decorated with torch.compile")
         for name in sorted(compiled_elsewhere):
             if name.endswith(".forward"):
-                roots.extend(self._forward_of(name[: -len(".forward")]))
+                add_roots(self._forward_of(name[: -len(".forward")]), "compiled by another file")
             elif name in indexer.module_functions:
-                roots.append(indexer.module_functions[name])
+                add_roots([indexer.module_functions[name]], "compiled by another file")
         compile_calls = [(call, scope) for call, scope in indexer.compile_calls if self._is_torch_compile_call(call)]
         for call, scope in compile_calls:
             if self.imports.qualify(call.func) == "torch.compile":
                 if call.args and call.args[0].keyword is None:
-                    roots.extend(self._resolve_target(call.args[0].value, scope))
+                    add_roots(self._resolve_target(call.args[0].value, scope), "torch.compile at line {line}", call)
             elif isinstance(call.func, cst.Attribute):
                 # nn.Module.compile(): `model.compile()` compiles model.forward in place.
-                roots.extend(self._resolve_target(call.func.value, scope))
+                add_roots(self._resolve_target(call.func.value, scope), "`.compile()` at line {line}", call)
         functions = indexer.module_functions
         compiles_itself = bool(decorated) or bool(compile_calls)
         if "my_model_function" in functions and "GetInput" in functions and not compiles_itself:
             # The entry convention: graphweld compiles the model my_model_function() returns,
             # unless the module compiles something itself (then its own compiles are measured).
-            roots.extend(self._forward_of_product("my_model_function", None))
+            add_roots(self._forward_of_product("my_model_function", None), "the entry's model (my_model_function)")
         # A function a run broke in that the user's code did not call (torch's module machinery
         # did, for a compiled model's forward) is where Dynamo started its frame.
-        roots.extend(info for info in extra_roots if info.qualname not in self.called_names)
+        add_roots((info for info in extra_roots if info.qualname not in self.called_names), "a run saw a graph break in it")
+        for info in extra_roots:
+            self._root_reasons.setdefault(info.qualname, ("a run saw a graph break in it", None))
         reached: set[int] = set()
         pending = [info for info in roots + extra_roots if id(info.node) not in disabled]
         while pending:
@@ -372,6 +386,18 @@ class CompiledRegions:
         owner = dotted_name(call.func.value)
         # `re.compile(...)`, `regex.compile(...)`: the owner is an imported module, not a model.
         return owner is None or owner.partition(".")[0] not in self.imports.aliases
+
+    def root_reasons(self) -> dict[str, str]:
+        """Each function the module's code (or the run, or another file) compiles, with why:
+        "decorated with torch.compile", "torch.compile at line 12", ..."""
+        from graphweld.positions import node_spans
+
+        calls = [call for _, call in self._root_reasons.values() if call is not None]
+        spans = node_spans(self._module, calls) if calls else {}
+        return {
+            name: why.format(line=spans[id(call)].start_line) if call is not None else why
+            for name, (why, call) in sorted(self._root_reasons.items())
+        }
 
     @property
     def any_compiled(self) -> bool:

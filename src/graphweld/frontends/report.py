@@ -18,8 +18,20 @@ from graphweld.engine import Change, FileResult, Report
 from graphweld.notebook import changed_cell_sources, is_notebook
 
 
+def patch_path(path: str) -> str:
+    """The path a patch names a file by: relative to the working directory and normalised
+    (`git apply` refuses `./model.py`), with `/` separators; a file outside it keeps its absolute path."""
+    normal = os.path.normpath(path)
+    if os.path.isabs(normal):
+        relative = os.path.relpath(normal)
+        if not relative.startswith(os.pardir):
+            normal = relative
+    return normal.replace(os.sep, "/")
+
+
 def unified_diff(path: str, old: str, new: str) -> str:
     # a/ b/ prefixes suit `git apply` and `patch -p1` for relative paths; absolute ones stay as they are.
+    path = patch_path(path)
     before, after = (path, path) if path.startswith("/") else (f"a/{path}", f"b/{path}")
     lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=before, tofile=after)
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)

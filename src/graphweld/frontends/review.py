@@ -21,7 +21,8 @@ from rich.text import Text
 from graphweld.codemods import RULES_BY_ID
 from graphweld.discover import discover
 from graphweld.edits import apply_edits, split_lines
-from graphweld.engine import Change, compiles, in_cell, propose
+from graphweld.analysis.project import ProjectIndex
+from graphweld.engine import Change, Proposals, compiles, in_cell, propose
 from graphweld.runs.entry import FileSites
 from graphweld.notebook import Notebook, is_notebook, read_notebook
 from graphweld.frontends.report import file_diff, place
@@ -76,11 +77,14 @@ class Review:
         self.verify = verify
         self.sites = sites or {}
         self.summary = ReviewSummary()
+        self.index: ProjectIndex | None = None
 
     def run(self, paths: Sequence[str]) -> ReviewSummary:
         files, errors = discover(paths, self.settings.exclude)
         for path, message in errors:
             self._error(path, message)
+        # As `fix` does: `torch.compile(Net())` in train.py makes Net.forward a region of model.py.
+        self.index = None if self.settings.assume_compiled else ProjectIndex.build(files)
         for path in files:
             if self.summary.quit:
                 break
@@ -106,6 +110,8 @@ class Review:
         site_functions: frozenset[str] = frozenset()
         called_functions: frozenset[str] = frozenset()
         first_round = True
+        compiled_elsewhere = self.index.names_for(path) if self.index is not None else frozenset()
+        regions_said = False
         while True:
             try:
                 proposals = propose(
@@ -118,6 +124,7 @@ class Review:
                     data_dependent_lines=sites.data_dependent_lines if first_round else frozenset(),
                     stack_lines=sites.stack_lines if first_round else frozenset(),
                     called_functions=called_functions,
+                    compiled_elsewhere=compiled_elsewhere,
                 )
             except SourceError as exc:
                 self._error(path, str(exc))
@@ -130,6 +137,9 @@ class Review:
             if not offered:
                 self.summary.unsafe_not_offered += len(unsafe)
                 break
+            if not regions_said:
+                self._say_regions(path, proposals)
+                regions_said = True
             change = min(offered, key=lambda c: (c.location.line, c.location.column, c.rule))
             answer = Answer.YES if apply_all else self._decide(path, text, change, notebook)
             if answer in (Answer.YES, Answer.ALL):
@@ -144,6 +154,15 @@ class Review:
             self.summary.quit = answer is Answer.QUIT
             break
         self._write(path, source, text, notebook)
+
+    def _say_regions(self, path: str, proposals: Proposals) -> None:
+        """Which functions the file's changes are in regions of, and why each is compiled."""
+        reasons = dict(proposals.regions.root_reasons()) if proposals.regions is not None else {}
+        if self.index is not None:
+            reasons.update(self.index.reasons_for(path))
+        if reasons:
+            said = "; ".join(f"{name} ({why})" for name, why in sorted(reasons.items()))
+            self.console.print(Text.assemble((path, "bold"), f": compiled regions start at {said}"), soft_wrap=True)
 
     # -- one change -------------------------------------------------------------------------------
 
