@@ -63,3 +63,50 @@ def test_the_diff_is_a_patch_git_apply_and_patch_take(project: Path):
     if shutil.which("patch"):
         dry = subprocess.run(["patch", "-p1", "--dry-run", "-i", str(patch)], cwd=project, capture_output=True, text=True)
         assert dry.returncode == 0, dry.stdout + dry.stderr
+
+
+@pytest.fixture
+def lines_project(tmp_path: Path) -> Path:
+    for name in ("lines_model.py", "lines_entry.py"):
+        shutil.copy(PROJECT / name, tmp_path / name)
+    return tmp_path
+
+
+def _statement_at(path: Path, line: int) -> str:
+    return path.read_text().splitlines()[line - 1].strip()
+
+
+def test_check_reports_every_site_at_a_line_of_the_file_as_given(lines_project: Path):
+    # The unsafe fixes on offer are found in a later round, after the I/O wrappers were added.
+    import json
+
+    shown = json.loads(graphweld(lines_project, "fix", "--check", "--format", "json", "lines_model.py").stdout)
+    assert shown["lines"] == "as given"
+    where = {(c["rule"], _statement_at(lines_project / "lines_model.py", c["line"])) for c in shown["changes"]}
+    assert ("branch-to-where", "if torch.sum(x) > 0:") in where
+    assert ("guard-to-check", 'assert torch.all(y > -5), "too small"') in where
+    assert ("isolate-io", 'print("out", y.sum())') in where
+    github = graphweld(lines_project, "fix", "--check", "--format", "github", "lines_model.py").stdout
+    assert "line=12," in github and "line=16," in github
+
+
+def test_fix_reports_every_site_at_a_line_of_the_file_as_written(lines_project: Path):
+    shown = graphweld(lines_project, "fix", "lines_model.py")
+    assert "Lines are those of the files as written." in shown.stderr
+    written = lines_project / "lines_model.py"
+    for row in shown.stderr.splitlines():
+        if row.startswith("lines_model.py:"):
+            line = int(row.split(":")[1])
+            statement = _statement_at(written, line)
+            if "branch-to-where" in row:
+                assert statement == "if torch.sum(x) > 0:"
+            if "isolate-io" in row:
+                assert statement.startswith("_deferred_")
+
+
+@pytest.mark.slow
+def test_breaks_left_after_a_verified_diff_are_at_lines_of_the_file_as_given(lines_project: Path):
+    shown = graphweld(lines_project, "fix", "--entry", "lines_entry.py", "--diff", "lines_model.py")
+    assert "Lines are those of the files as given (before the fixes)." in shown.stderr
+    # The branch left is line 12 of the file the user has, not of the rewritten text (about 36).
+    assert "lines_model.py:12 " in shown.stderr and "Data-dependent branching" in shown.stderr

@@ -101,3 +101,46 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     for edit in sorted(ordered, key=lambda e: (e.start_line, e.end_line), reverse=True):
         lines[edit.start_line : edit.end_line] = [edit.new_text]
     return "".join(lines)
+
+
+@dataclass(frozen=True)
+class LineMap:
+    """Where each line of one version of a file is in another version (1-based lines).
+
+    Every position graphweld shows goes through here when the version it was found in is not the
+    version the user is looking at: a site found in the rewritten text, shown against the file as
+    it is, or a fix located in the file as it was, shown after the file is written. A line both
+    versions share maps to its copy; a line of a region replaced line for line (`print(x)` ->
+    `_deferred_print(x)`) to the line replacing it; a line of any other replaced region to the
+    first line of its replacement (or, for a removal, to the line that follows it)."""
+
+    # difflib's opcodes over lines: (old start, old end, new start, new end), 0-based.
+    regions: tuple[tuple[int, int, int, int], ...]
+
+    @classmethod
+    def between(cls, old: str, new: str) -> "LineMap":
+        old_lines, new_lines = split_lines(old), split_lines(new)
+        if old_lines == new_lines:
+            return cls(((0, len(old_lines), 0, len(new_lines)),))
+        matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+        return cls(tuple((i1, i2, j1, j2) for _, i1, i2, j1, j2 in matcher.get_opcodes()))
+
+    def to_new(self, line: int) -> int:
+        """A line of the old version in the new one."""
+        return self._map(line, 0)
+
+    def to_old(self, line: int) -> int:
+        """A line of the new version in the old one."""
+        return self._map(line, 2)
+
+    def _map(self, line: int, side: int) -> int:
+        other = 2 - side
+        index = line - 1
+        lines_there = self.regions[-1][other + 1] if self.regions else 0
+        for region in self.regions:
+            start, end, there_start, there_end = region[side], region[side + 1], region[other], region[other + 1]
+            if start <= index < end:
+                if end - start == there_end - there_start:
+                    return there_start + index - start + 1
+                return max(1, min(there_start + 1, lines_there))
+        return max(1, min(line, lines_there))

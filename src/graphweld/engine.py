@@ -564,8 +564,8 @@ def non_overlapping(changes: Iterable[Change]) -> list[Change]:
 class FixOutcome:
     text: str
     applied: list[Change]  # located in the original text; their edits apply to `proposed_on`
-    unsafe_available: list[Change]
-    reports: list[Report]
+    unsafe_available: list[Change]  # located in the original text; their edits apply to `text`
+    reports: list[Report]  # located in the original text
     # For each applied change, the text of the round that proposed it.
     proposed_on: list[str] = field(default_factory=list)
     # Whether the original text had a compiled region.
@@ -614,7 +614,7 @@ def fix_text(
     if passed_through and not any(rule.fixes_from_callers and _mentions_trigger(text, rule, settings) for rule in rules):
         return FixOutcome(text, [], [], [], [], False)  # nothing to do in a file the run passed through
 
-    def located(change: Change) -> Change:
+    def located(change: ChangeOrReport) -> ChangeOrReport:
         # A later round's change is located in the text earlier rounds made: locate it in the
         # original text (the `-` side of the diff, and the cells of a notebook as it was).
         for earlier in reversed(round_edits):
@@ -661,7 +661,10 @@ def fix_text(
         chosen = non_overlapping(permitted)
         if not chosen:
             unsafe = [c for c in proposals.changes if c.safety is Safety.UNSAFE and not settings.unsafe_fixes]
-            return FixOutcome(current, applied, unsafe, proposals.reports, proposed_on, any_compiled)
+            # What is left is located, like what was applied, in the text as it was given.
+            unsafe = [located(change) for change in unsafe]
+            reports = [located(report) for report in proposals.reports]
+            return FixOutcome(current, applied, unsafe, reports, proposed_on, any_compiled)
         if called_functions:
             # A run's word that a break was seen inside a function no longer holds once the
             # function is rewritten (a helper whose branch became torch.where needs no escape).
@@ -682,7 +685,7 @@ def fix_text(
     raise SourceError(f"internal error: rules kept proposing changes after {MAX_ROUNDS} rounds; file left unchanged")
 
 
-def _located_before(change: Change, edits: Sequence[TextEdit]) -> Change:
+def _located_before(change: ChangeOrReport, edits: Sequence[TextEdit]) -> ChangeOrReport:
     """`change`, proposed on the text `edits` produced, located in the text before them: a line
     the edits wrote maps to the first line they replaced."""
     line = _line_before(change.location.line, edits)
@@ -747,9 +750,9 @@ def process_source(path: str, data: bytes, settings: Settings, compiled_elsewher
             result.applied, result.unsafe_available, result.reports = outcome.applied, outcome.unsafe_available, outcome.reports
         else:
             result.applied = [in_cell(notebook, c, edits_text=t) for c, t in zip(outcome.applied, outcome.proposed_on)]
-            # What is left is located in the final text.
-            result.unsafe_available = [in_cell(notebook, c, outcome.text) for c in outcome.unsafe_available]
-            result.reports = [in_cell(notebook, r, outcome.text) for r in outcome.reports]
+            # What is left is located in the notebook as it was; its edits apply to the final text.
+            result.unsafe_available = [in_cell(notebook, c, edits_text=outcome.text) for c in outcome.unsafe_available]
+            result.reports = [in_cell(notebook, r) for r in outcome.reports]
     except SourceError as exc:
         result.error = str(exc)
     except UnicodeEncodeError as exc:

@@ -6,7 +6,9 @@ Diffs, fixed stdin text and JSON go to stdout; messages, progress and the summar
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -21,20 +23,27 @@ from rich.text import Text
 from graphweld.codemods import RULES, RULES_BY_ID
 from graphweld.engine import FileResult, RuleSelectionError, process_source, run, selected_rules
 from graphweld.frontends.report import (
+    AS_GIVEN,
+    AS_WRITTEN,
     Summary,
+    as_written,
+    change_as_written,
     break_sites_table,
     explained_sites,
     file_diff,
+    lines_note,
     picture,
     picture_table,
     place,
     print_diff,
+    recompiles_as_given,
     recompiles_as_json,
     results_as_github,
     results_as_json,
     results_as_sarif,
     short_path,
     site_line,
+    sites_as_given,
     sites_as_json,
     unified_diff,
 )
@@ -320,6 +329,9 @@ def _fix_paths(
                 result.error = str(exc)
                 result.fixed = None
         summary.add(result)
+    if write:
+        # What is shown points into the files as they now are.
+        results = [as_written(result) for result in results]
 
     if output_format == "json":
         click.echo(results_as_json(results, summary, applied=write))
@@ -347,6 +359,8 @@ def _fix_paths(
             for report in result.reports:
                 err.print(site_line(report, prefix="not fixed: "))
         err.print(summary.table(pending=not write))
+        if summary.changed and (summary.unsafe_available or summary.not_fixed or summary.per_rule):
+            err.print(lines_note(AS_WRITTEN if write else AS_GIVEN), highlight=False)
         if summary.unsafe_available and not settings.unsafe_fixes:
             err.print(f"{summary.unsafe_available} unsafe fix(es) available with --unsafe-fixes.")
         uncompiled = [result.path for result in results if result.no_region]
@@ -584,6 +598,13 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
     trials, setting_fix, setting_note = result.trials, result.setting_fix, result.setting_note
     after = result.after or result.before
     instead_of = {(item.path, item.change): item.instead_of for item in result.tried if item.kept}
+    # What is shown points into the files the user now has: as written, or as given.
+    rewritten = {os.path.realpath(path): (c.source.text, c.fixed) for path, c in result.kept.items()}
+    remaining, recompiles = result.remaining, after.recompiles
+    if not write:
+        remaining = sites_as_given(remaining, rewritten)
+        recompiles = recompiles_as_given(recompiles, rewritten)
+    after = dataclasses.replace(after, recompiles=recompiles)
     if output_format == "json":
         click.echo(json.dumps({
             "device": result.before.device,
@@ -591,8 +612,8 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
             "after": picture(after),
             "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
             "tried": [_tried_json(item) for item in result.tried],
-            "errors": result.errors, "written": write,
-            "remaining": sites_as_json(result.remaining),
+            "errors": result.errors, "written": write, "lines": AS_WRITTEN if write else AS_GIVEN,
+            "remaining": sites_as_json(remaining),
             "recompile_sites": recompiles_as_json(after),
             "capture_settings": _trials_json(trials),
             "capture_setting_fix": None if setting_fix is None else {
@@ -612,7 +633,8 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
             for change in candidate.applied:
                 first = instead_of.get((path, change))
                 after_failure = f" (tried after {first.rule} at line {first.location.line} did not verify)" if first else ""
-                err.print(site_line(change, prefix="verified" + after_failure + ", " + ("fixed: " if write else "would fix: ")))
+                shown = change_as_written(change, candidate.source.text, candidate.fixed) if write else change
+                err.print(site_line(shown, prefix="verified" + after_failure + ", " + ("fixed: " if write else "would fix: ")))
         for item in result.dropped:
             line = Text()
             line.append(f"{place(item.change)}: ", style="bold")
@@ -628,10 +650,12 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
         tables.print(picture_table(f"compiled on {result.before.device}" if result.before.device else "compiled", result.before, after))
         _print_recompiles(err, after)
         _print_fullgraph_failure(err, after)
-        if result.remaining:
-            tables.print(break_sites_table("graph breaks left", explained_sites(result.remaining)))
+        if remaining:
+            tables.print(break_sites_table("graph breaks left", explained_sites(remaining)))
         else:
             err.print("No graph breaks left.")
+        if result.kept:
+            err.print(lines_note(AS_WRITTEN if write else AS_GIVEN), highlight=False)
         _print_trials(err, trials)
         if setting_fix is not None:
             if show_diff:

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from graphweld.engine import Change, FileResult, Report
+from graphweld.engine import Change, ChangeOrReport, FileResult, Report
+from graphweld.edits import LineMap
 from graphweld.notebook import changed_cell_sources, is_notebook
 
 
@@ -61,6 +63,72 @@ def print_diff(console: Console, diff: str) -> None:
         else:
             style = ""
         console.print(Text(line, style=style), soft_wrap=True, highlight=False)
+
+
+# Which version of a file the lines graphweld shows are lines of.
+AS_GIVEN = "as given"  # the file as graphweld read it (the `-` side of a diff); nothing was written
+AS_WRITTEN = "as written"  # the file graphweld wrote
+
+
+def as_written(result: FileResult) -> FileResult:
+    """A written file's result, every site located in the text written (what the user now looks
+    at): a fix at the first line of what replaced its statement. Sites are found located in the
+    file as given (`engine.fix_text`); a notebook's stay in its cells as given."""
+    if not result.changed or result.source is None or result.fixed is None or is_notebook(result.path):
+        return result
+    to_new = LineMap.between(result.source.text, result.fixed).to_new
+    return dataclasses.replace(
+        result,
+        applied=[_relocated(c, to_new) for c in result.applied],
+        unsafe_available=[_relocated(c, to_new) for c in result.unsafe_available],
+        reports=[_relocated(r, to_new) for r in result.reports],
+    )
+
+
+def _relocated(item: ChangeOrReport, line_in: Callable[[int], int]) -> ChangeOrReport:
+    location = item.location
+    line = line_in(location.line)
+    return dataclasses.replace(item, location=dataclasses.replace(location, line=line, end_line=max(line, line_in(location.end_line))))
+
+
+def sites_as_given(sites: list, rewritten: dict[str, tuple[str, str]]) -> list:  # type: ignore[type-arg]
+    """Break sites a run saw in rewritten files (`rewritten`: real path -> (text as given, text
+    the run was served)), located in the files as given, stacks included, for a run that wrote
+    nothing. `sites`: ExplainedSite or BreakSite."""
+    maps = {path: LineMap.between(old, new) for path, (old, new) in rewritten.items() if old != new}
+    if not maps:
+        return sites
+
+    def line_in(file: str, line: int) -> int:
+        lines = maps.get(os.path.realpath(file))
+        return lines.to_old(line) if lines is not None else line
+
+    def site_moved(site):  # type: ignore[no-untyped-def]
+        stack = tuple((file, line_in(file, line), function) for file, line, function in site.stack)
+        return dataclasses.replace(site, line=line_in(site.file, site.line), stack=stack)
+
+    return [
+        dataclasses.replace(item, site=site_moved(item.site)) if hasattr(item, "site") else site_moved(item)
+        for item in sites
+    ]
+
+
+def recompiles_as_given(recompiles: list, rewritten: dict[str, tuple[str, str]]) -> list:  # type: ignore[type-arg]
+    """Recompiles a run saw in rewritten files, located in the files as given (see `sites_as_given`)."""
+    maps = {path: LineMap.between(old, new) for path, (old, new) in rewritten.items() if old != new}
+    return [
+        dataclasses.replace(r, line=maps[os.path.realpath(r.file)].to_old(r.line)) if os.path.realpath(r.file) in maps else r
+        for r in recompiles
+    ]
+
+
+def change_as_written(change: Change, old: str, new: str) -> Change:
+    """A change located in the file as given, located in the file written."""
+    return _relocated(change, LineMap.between(old, new).to_new)
+
+
+def lines_note(version: str) -> str:
+    return f"Lines are those of the files {version}" + (" (before the fixes)." if version == AS_GIVEN else ".")
 
 
 def site_line(item: Change | Report, prefix: str = "") -> Text:
@@ -292,7 +360,10 @@ def results_as_json(results: Iterable[FileResult], summary: Summary, applied: bo
             reports.append({"path": report.path, "rule": report.rule, **_location_dict(report), "message": report.message})
         if result.error is not None:
             errors.append({"path": result.path, "message": result.error})
-    return json.dumps({"changes": changes, "reports": reports, "errors": errors, "summary": summary.as_dict()}, indent=2)
+    return json.dumps(
+        {"lines": AS_WRITTEN if applied else AS_GIVEN, "changes": changes, "reports": reports, "errors": errors, "summary": summary.as_dict()},
+        indent=2,
+    )
 
 
 def results_as_github(results: Iterable[FileResult], applied: bool) -> str:
@@ -411,7 +482,10 @@ def results_as_sarif(results: Iterable[FileResult], rules, applied: bool, versio
                     }
                 ]
             sarif_results.append(entry)
-    run: dict = {"tool": {"driver": driver}, "results": sarif_results, "columnKind": "unicodeCodePoints"}
+    run: dict = {
+        "tool": {"driver": driver}, "results": sarif_results, "columnKind": "unicodeCodePoints",
+        "properties": {"lines": AS_WRITTEN if applied else AS_GIVEN},
+    }
     if notifications:
         run["invocations"] = [{"executionSuccessful": False, "toolExecutionNotifications": notifications}]
     return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2)
