@@ -110,3 +110,17 @@ def test_breaks_left_after_a_verified_diff_are_at_lines_of_the_file_as_given(lin
     assert "Lines are those of the files as given (before the fixes)." in shown.stderr
     # The branch left is line 12 of the file the user has, not of the rewritten text (about 36).
     assert "lines_model.py:12 " in shown.stderr and "Data-dependent branching" in shown.stderr
+
+
+def test_a_test_command_failing_on_the_original_stops_at_once_with_exit_2(project: Path):
+    shown = graphweld(project, "fix", "--test", f"{sys.executable} -m pytest -q tests/does_not_exist.py", "--", sys.executable, "train.py")
+    assert shown.returncode == 2
+    assert "the --test command fails before any rewrite" in shown.stderr and "nothing was written" in shown.stderr
+    assert "round 1" not in shown.stderr  # no rewrite was tried
+    assert (project / "model.py").read_text() == (PROJECT / "model.py").read_text()
+
+
+def test_a_command_failing_on_the_original_stops_at_once_with_exit_2(project: Path):
+    shown = graphweld(project, "fix", "--", sys.executable, "-c", "import sys; sys.exit(3)")
+    assert shown.returncode == 2 and "it exited with code 3" in shown.stderr
+    assert (project / "model.py").read_text() == (PROJECT / "model.py").read_text()

@@ -12,7 +12,7 @@ command, when given, must pass with the rewritten files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from graphweld.runs.command import Command, command_for_script, run_command
 from graphweld.runs.entry import EntryError, RunReport, RunSettings, parse_entry
@@ -48,6 +48,17 @@ def tests_fail(target: Target, overlay: dict[str, str]) -> str | None:
     except EntryError as exc:
         return f"the tests fail ({target.test}): {getattr(exc, 'reason', exc)}"
     return None
+
+
+def check_tests_pass(target: Target, progress: Callable[[str], None] = lambda message: None) -> None:
+    """Raise EntryError when the `--test` command already fails on the files as they are: no
+    rewrite could pass it, and trying each one would only blame them all."""
+    if target.test is None:
+        return
+    progress(f"running the tests on the files as they are: {target.test}")
+    failing = tests_fail(target, {})
+    if failing is not None:
+        raise EntryError(f"{failing.replace('the tests fail', 'the --test command fails before any rewrite', 1)}; nothing was written")
 
 
 @dataclass

@@ -32,7 +32,7 @@ from graphweld.engine import Change, ChangeKey, FixOutcome, fix_text
 from graphweld.runs.capture_fix import CaptureSettingFix, best_trial, capture_setting_fix
 from graphweld.runs.entry import EntryError, FileSites, RunReport, sites_by_file
 from graphweld.runs.explanation import CaptureTrial, ExplainedSite, explain_sites, measure_capture_settings
-from graphweld.runs.targets import EntryTarget, Target, tests_fail
+from graphweld.runs.targets import EntryTarget, Target, check_tests_pass, tests_fail
 from graphweld.runs.verify import Verdict, compare_pictures, failed, verdict_line
 from graphweld.rule import Safety
 from graphweld.settings import Settings
@@ -116,6 +116,7 @@ def fix_verified(
     note: Callable[[str], None] = lambda message: None,
 ) -> VerifiedFix:
     """The whole verified fix; with `write`, the kept rewrites (and a capture setting) written."""
+    check_tests_pass(target, progress)
     progress(f"running {target.reference_run}")
     before = target.reference()
     result = VerifiedFix(before=before)
@@ -161,6 +162,7 @@ def review_verifier(target: Target, paths: Sequence[str], settings: Settings):  
     and a function telling how one rewritten file verifies (files reviewed earlier are written
     already; only this one is served from memory). As in `fix`, an unsafe change may change what
     the program shows: that is what makes it unsafe."""
+    check_tests_pass(target)
     before = target.reference()
     files, _ = discover(paths, settings.exclude)
     under = {os.path.realpath(path) for path in files}
