@@ -88,14 +88,25 @@ def test_fix_writes_the_safe_changes_and_the_fixed_model_compiles_better(model_m
     assert list(result.written) == [str(tmp_path / "tiny_api_model.py")]
     assert "Restart the kernel" in result.message
     fixed = (tmp_path / "tiny_api_model.py").read_text()
-    assert fixed.count("with Recorder():") == 2 and "_loop_body(0.5)" in fixed
+    # Exactly what the report showed: the `with` split (its diff), not the loop its skipped frame hid.
+    assert fixed.count("with Recorder():") == 2 and "_loop_body" not in fixed
+    (site,) = report.sites
+    assert all(line[1:] in fixed for line in site.diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
     # As after a kernel restart: the module loaded anew, the same weights.
     fixed_module = importlib.reload(model_module)
     fixed_model = fixed_module.Tiny()
     fixed_model.load_state_dict(model.state_dict())
     after = graphweld.explain(fixed_model, x)
-    assert after.skipped_frames == 0 and after.graphs >= 3
-    assert {site.gb for site in after.sites} == {"GB0025"}  # the explicit graph_break() calls remain
+    # The break in the loop is shown now, with its fix; a second fix() writes it.
+    assert after.graphs > report.graphs and "unroll-loop" in {site.rule for site in after.sites}
+    after.fix()
+    assert "_loop_body(0.5)" in (tmp_path / "tiny_api_model.py").read_text()
+    fixed_module = importlib.reload(model_module)
+    fixed_model = fixed_module.Tiny()
+    fixed_model.load_state_dict(model.state_dict())
+    last = graphweld.explain(fixed_model, x)
+    assert last.skipped_frames == 0 and last.graphs >= 3
+    assert {site.gb for site in last.sites} == {"GB0025"}  # the explicit graph_break() calls remain
     assert torch.allclose(torch.compile(fixed_model, backend="eager")(x), expected)
 
 

@@ -124,3 +124,26 @@ def test_a_command_failing_on_the_original_stops_at_once_with_exit_2(project: Pa
     shown = graphweld(project, "fix", "--", sys.executable, "-c", "import sys; sys.exit(3)")
     assert shown.returncode == 2 and "it exited with code 3" in shown.stderr
     assert (project / "model.py").read_text() == (PROJECT / "model.py").read_text()
+
+
+def test_ctrl_c_exits_130_without_a_traceback(project: Path):
+    import signal
+    import time
+
+    env = {**os.environ, "NO_COLOR": "1"}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "graphweld", "fix", "--diff", ".", "--", sys.executable, "-c", "import time; time.sleep(60)"],
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    time.sleep(3)
+    os.killpg(child.pid, signal.SIGINT)
+    _, stderr = child.communicate(timeout=60)
+    assert child.returncode == 130
+    assert "graphweld: interrupted" in stderr and "Traceback" not in stderr and "Aborted!" not in stderr
+
+
+def test_an_entry_without_getinput_is_refused_before_any_run(project: Path):
+    (project / "entry.py").write_text("from model import Net\n\n\ndef my_model_function():\n    return Net()\n")
+    shown = graphweld(project, "fix", "--entry", "entry.py", "--diff", ".", timeout=30)
+    assert shown.returncode == 2
+    assert "defines no `GetInput`" in shown.stderr and "running the entry" not in shown.stderr

@@ -1,3 +1,25 @@
-from graphweld.frontends.cli import main
+"""`python -m graphweld` and the `graphweld` command.
 
-main()
+Ctrl-C exits 130, the shell's code for an interrupt (1 would mean "changes pending"), wherever it
+lands: also while the command line's modules are still being imported.
+"""
+
+from __future__ import annotations
+
+import sys
+
+INTERRUPTED = 130
+
+
+def entry() -> None:
+    try:
+        from graphweld.frontends.cli import main
+
+        main()
+    except KeyboardInterrupt:
+        print("graphweld: interrupted", file=sys.stderr)
+        sys.exit(INTERRUPTED)
+
+
+if __name__ == "__main__":
+    entry()

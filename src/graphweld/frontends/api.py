@@ -27,7 +27,8 @@ from rich.table import Table
 from rich.text import Text
 
 from graphweld.edits import apply_edits
-from graphweld.engine import Change, compiles, fix_text
+from graphweld.engine import Change, compiles, fix_text, non_overlapping
+from graphweld.rule import Safety
 from graphweld.runs.entry import BreakSite, FileSites, Recompile, RunReport, break_site
 from graphweld.runs.explanation import ExplainedSite, explain_sites
 from graphweld.frontends.report import Site, break_sites_table, explained_sites, picture, picture_rows, picture_table, short_path, unified_diff
@@ -109,18 +110,24 @@ class ExplainReport:
     # -- applying ---------------------------------------------------------------------------------
 
     def fix(self, unsafe: bool = False, paths: Sequence[str] | None = None) -> FixResult:
-        """Write the fixes for these sites into the files that hold them, with the same engine as
-        `graphweld fix` (safe fixes; `unsafe=True` adds the unsafe ones). Files of installed
-        packages are left alone unless `paths` names them (or a folder holding them); copy a
-        package before rewriting it. Nothing is verified here: `graphweld fix --entry` does that.
-        Restart the kernel afterwards to load the fixed code."""
-        settings = self._settings.replace(unsafe_fixes=unsafe)
+        """Write exactly the fixes this report shows into the files that hold them (safe fixes;
+        `unsafe=True` adds the unsafe ones): each site's change, as its diff shows it, and nothing
+        else. Files of installed packages are left alone unless `paths` names them (or a folder
+        holding them); copy a package before rewriting it. A file changed since the report is
+        left alone. Nothing is verified here: `graphweld fix --entry` does that. Restart the
+        kernel afterwards to load the fixed code."""
         allowed = [os.path.realpath(path) for path in paths] if paths is not None else None
         result = FixResult()
-        by_file: dict[str, list[BreakSite]] = defaultdict(list)
+        shown: dict[str, list[Change]] = defaultdict(list)
+        shown_on: dict[str, str] = {}
         for explained in self._explained:
-            by_file[explained.site.file].append(explained.site)
-        for path, sites in sorted(by_file.items()):
+            if explained.change is None or explained.text is None:
+                continue
+            path = explained.path or explained.site.file
+            if explained.change not in shown[path]:
+                shown[path].append(explained.change)
+            shown_on[path] = explained.text
+        for path, changes in sorted(shown.items()):
             if not os.path.isfile(path):
                 continue  # code typed into a cell: the report says how to fix the notebook
             real = os.path.realpath(path)
@@ -129,24 +136,23 @@ class ExplainReport:
             if allowed is None and _installed(real):
                 result.skipped[path] = "in an installed package (pass paths=[...] to include it; copy the package first)"
                 continue
-            file_sites = FileSites.of(sites)
+            permitted = [change for change in changes if unsafe or change.safety is Safety.SAFE]
+            result.unsafe_left += len(changes) - len(permitted)
+            chosen = non_overlapping(permitted)
+            if not chosen:
+                continue
             try:
                 source = read_source(path)
-                outcome = fix_text(
-                    source.text, path, settings,
-                    site_lines=file_sites.lines, called_lines=file_sites.called_lines,
-                    data_dependent_lines=file_sites.data_dependent_lines,
-                )
-                result.unsafe_left += len(outcome.unsafe_available)
-                if outcome.text == source.text:
-                    continue
-                if not compiles(outcome.text, path):
+                if source.text != shown_on[path]:
+                    raise SourceError("changed since the report was made; explain again")
+                text = apply_edits(source.text, [edit for change in chosen for edit in change.edits])
+                if not compiles(text, path):
                     raise SourceError("internal error: the rewritten code does not compile; file left unchanged")
-                write_atomically(path, source.encode(outcome.text))
+                write_atomically(path, source.encode(text))
             except (SourceError, UnicodeEncodeError) as exc:
                 result.skipped[path] = str(exc)
                 continue
-            result.written[path] = [change.rule for change in outcome.applied]
+            result.written[path] = [change.rule for change in chosen]
         return result
 
     # -- rendering --------------------------------------------------------------------------------

@@ -117,6 +117,14 @@ class _CommandGroup(click.Group):
             args = args[:at]
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        # Before click's own handler, which would print "Aborted!" and exit 1 ("changes pending").
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _stderr().print("graphweld: interrupted", highlight=False)
+            raise click.exceptions.Exit(130) from None
+
 
 _COMMAND = "graphweld.command"
 

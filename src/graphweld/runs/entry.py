@@ -286,7 +286,36 @@ def parse_entry(entry: str) -> tuple[str, str | None]:
         raise EntryError(f"{entry}: an entry is a Python file, optionally file.py::factory")
     if not Path(path).is_file():
         raise EntryError(f"{path}: no such file")
+    for name in (factory or "my_model_function", "GetInput"):
+        if not _may_bind(path, name):
+            # Said before any run: the run would only find out after importing torch and the model.
+            raise EntryError(
+                f"{path}: an entry defines `{name}()` (my_model_function() returns the model, GetInput() "
+                f"its input); this file defines no `{name}`"
+            )
     return str(Path(path).resolve()), factory or None
+
+
+def _may_bind(path: str, name: str) -> bool:
+    """Whether the module's top level may bind `name`: a def, class, assignment or import of it,
+    or a star import. A file that does not parse is left for the run to report."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" or (alias.asname or alias.name.split(".")[0]) == name for alias in node.names):
+                return True
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "globals", "exec"):
+            return True  # bound in a way the text does not show
+    return False
 
 
 def run_entry(
