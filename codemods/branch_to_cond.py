@@ -73,6 +73,16 @@ class BranchToCond(Rule):
     id = "branch-to-cond"
     reference = "https://docs.pytorch.org/docs/stable/cond.html"
     summary = "Turn a branch on a tensor's value whose sides compute tensors into `torch.cond`"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "an `if`/`else` on a tensor's value whose sides assign the same names by different computations "
+        "(known tensor operations only, no calls to other functions or modules)"
+    )
+    rewrite = (
+        "the sides become nested functions of the names they read, and `torch.cond(condition, if_true, "
+        "if_false, operands)` assigns the results"
+    )
+    default = "unsafe: compiled, both sides must return tensors of the same shape and dtype"
     trigger_words = ("if",)
     needs_breaker_call = False
     node_types = (cst.If,)

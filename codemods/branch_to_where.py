@@ -98,6 +98,18 @@ class BranchToWhere(Rule):
     id = "branch-to-where"
     reference = "https://docs.pytorch.org/docs/stable/generated/torch.where.html"
     summary = "Turn a branch on a tensor's value that only selects values into `torch.where`"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "an `if`/`else` on a tensor's value (known from the code, or where a run saw Dynamo stop on "
+        "data-dependent branching, GB0170) whose branches bind the same names or make the same call with "
+        "different arguments; an `if` without `else` that rebinds names or writes into part of a tensor "
+        "(`t[mask] = v`); a branch may first fill or move a cache on an object"
+    )
+    rewrite = (
+        "hoist the cache statements, then select each value with `torch.where(condition, a, b)`; a write into"
+        " part of a tensor is made on a copy, and `t.copy_(torch.where(condition, copy, t))`"
+    )
+    default = "unsafe: `torch.where` broadcasts and promotes, and both sides are computed on every input"
     trigger_words = ("if",)
     needs_breaker_call = False
     node_types = (cst.If,)

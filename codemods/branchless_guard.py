@@ -67,6 +67,17 @@ class BranchlessGuard(Rule):
     id = "branchless-guard"
     reference = "https://docs.pytorch.org/docs/stable/generated/torch.where.html"
     summary = "Make a repair behind a test for inf/NaN values branchless"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "`if <dtype tests> and torch.isinf(h).any() or ...: h = torch.clamp(h, ...)` (also `clip`, "
+        "`nan_to_num`, with number bounds): a repair behind a test for inf/NaN values, Hugging Face's fp16 "
+        "idiom"
+    )
+    rewrite = (
+        "keep the dtype tests as the `if`, and select the repair with `torch.where(test, repair, h)`; a clamp"
+        " to the dtype's own finite range behind an infinity test becomes the plain clamp"
+    )
+    default = "safe"
     trigger_words = ("isinf", "isnan", "isposinf", "isneginf")
     needs_breaker_call = False
     node_types = (cst.If,)

@@ -103,6 +103,17 @@ class BufferAsNumber(Rule):
     id = "buffer-as-number"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html"
     summary = "Read an integer buffer built from Python numbers as that number in the module's shape arithmetic"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "integer buffers a module makes from Python numbers (`self.stride = nn.Buffer(torch.tensor(stride, "
+        "dtype=torch.int64))`, or `register_buffer`) and reads in shape arithmetic: a convolution's padding "
+        "(Encodec and the audio codecs built on it)"
+    )
+    rewrite = (
+        "keep each number beside its buffer in `__init__` (`self.stride_int`) and read the numbers in the "
+        "methods (`torch.ceil(x).to(torch.int64)` becomes `math.ceil(x)`)"
+    )
+    default = "unsafe: a later write to a buffer is not seen; division in double precision, not float32"
     trigger_words = ("Buffer", "register_buffer")
     needs_breaker_call = False
     node_types = (cst.ClassDef,)

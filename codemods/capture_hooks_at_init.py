@@ -87,6 +87,15 @@ class CaptureHooksAtInit(Rule):
     id = "capture-hooks-at-init"
     reference = "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html"
     summary = "Install the output-capturing hooks a model always asks a submodel for when the model is built"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "a transformers model with a method decorated `@select_hidden_states(...)` that forwards `**kwargs` "
+        "to `self.<submodel>(...)` (Llava, InternVL and the other vision-language models picking a vision "
+        "layer): the submodel's output-capturing hooks are installed lazily, under a lock, inside the first "
+        "compiled call"
+    )
+    rewrite = "call `maybe_install_capturing_hooks(self.<submodel>)` right after `self.post_init()` in `__init__`"
+    default = "unsafe: the hooks exist from construction (a module replaced later is not hooked)"
     trigger_words = (_SELECTS,)
     needs_breaker_call = False
     fixes_from_callers = True

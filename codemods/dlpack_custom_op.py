@@ -113,6 +113,16 @@ class DlpackCustomOp(Rule):
     id = "dlpack-custom-op"
     reference = "https://docs.pytorch.org/tutorials/advanced/custom_ops_landing_page.html"
     summary = "Move a DLPack round trip into a torch.library.custom_op with a register_fake kernel"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "`to_dlpack(x)` flowing into `from_dlpack(...)` (one expression, a capsule variable, or through "
+        "cupy/jax/numba in between), any import style"
+    )
+    rewrite = (
+        "move the round trip into a module-level `torch.library.custom_op` returning a copy, with a "
+        "`register_fake` kernel, and call the op instead"
+    )
+    default = "safe; unsafe when the input or result is mutated in place afterwards (the round trip aliased them)"
     trigger_words = ("to_dlpack",)
     node_types = (cst.FunctionDef,)
 

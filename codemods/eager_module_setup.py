@@ -72,6 +72,17 @@ class EagerModuleSetup(Rule):
     id = "eager-module-setup"
     reference = "https://docs.pytorch.org/docs/stable/generated/torch.compiler.disable.html"
     summary = "Run a method that builds modules eagerly, with `torch.compiler.disable`, when compiled code calls it"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "a method called as `self.method(...)` from a compiled method of its class that constructs modules or"
+        " parameters (a module class of the file with weights, `nn.Linear`, `nn.Parameter`...), itself or "
+        "through same-named methods of its children: BigBird's `set_attention_type`"
+    )
+    rewrite = (
+        "decorate it with `@torch.compiler.disable`: it runs eagerly, one break at its call instead of one "
+        "per module built"
+    )
+    default = "safe"
     trigger_words = ("nn",)
     needs_breaker_call = False
     node_types = (cst.ClassDef,)

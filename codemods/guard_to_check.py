@@ -91,6 +91,18 @@ class GuardToCheck(Rule):
     id = "guard-to-check"
     reference = "https://docs.pytorch.org/docs/stable/generated/torch._assert_async.html"
     summary = "Turn a validation guard on a tensor's value into `torch._assert_async` (`torch._check` after `.item()`)"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        '`if <tensor condition>: raise Error("message")` or `assert <tensor condition>, "message"` (known '
+        "from the code, or seen by a run as GB0170), also one reading the value with `.item()` only to test "
+        "it (`assert lengths.max().item() <= slen`); `torch._check_tensor_all(cond)`"
+    )
+    rewrite = (
+        '`torch._assert_async(<negated condition>, "message")`, a check inside the graph (one per operand of '
+        "an asserted `and`); a guard on a number read with `.item()` becomes "
+        '`torch._check(torch.sym_not(...), lambda: "message")` (whole graph with `capture_scalar_outputs`)'
+    )
+    default = "unsafe: a failed check raises `RuntimeError` (asynchronously on CUDA)"
     trigger_words = ("raise", "assert", "_check_tensor_all", "_check_tensor_all_with")
     needs_breaker_call = False
     node_types = (cst.If, cst.SimpleStatementLine)

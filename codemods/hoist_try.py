@@ -61,6 +61,13 @@ class HoistTry(Rule):
     id = "hoist-try"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.skipped_functions.html"
     summary = "Split a `try` block around a graph break, duplicating its handlers"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = "a graph-breaking statement directly inside a `try` body"
+    rewrite = "split the `try` around the break, duplicating the handlers"
+    default = (
+        "safe when every handler ends in `raise`/`return`/`break`/`continue` and the break is explicit; a "
+        "`try` with `finally` is reported, never rewritten"
+    )
     trigger_words = ("try",)
     node_types = (cst.Try,)
 

@@ -85,6 +85,13 @@ class HoistWith(Rule):
     id = "hoist-with"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.skipped_functions.html"
     summary = "Split a `with` block around a graph break Dynamo cannot resume in"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = "a graph-breaking statement directly inside a `with` whose context manager Dynamo cannot resume in"
+    rewrite = "split the `with` around the break"
+    default = (
+        "safe for explicit breaks; unsafe when the break is I/O, an `as` target is read after it, or the same"
+        " context-manager object would be re-entered"
+    )
     trigger_words = ("with",)
     node_types = (cst.With,)
 

@@ -142,6 +142,18 @@ class IsolateIO(Rule):
     id = "isolate-io"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html"
     summary = "Keep I/O out of compiled graphs: split the function, defer the I/O after the graph, or guard it"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "I/O: `print`, logging (incl. `logger.warning_once`), `warnings.warn`, `torch.save`/`load`, `open`, "
+        "`pickle`, `time.sleep`, configured `io-functions`"
+    )
+    rewrite = (
+        "**split** a function decorated with `torch.compile` into compiled pieces with the I/O run eagerly "
+        "between them; else **defer** the call, where compilation starts, through a wrapper registered in "
+        "`torch._dynamo.config.reorderable_logging_functions` that turns the values the graph computed into "
+        "output; else **guard** it with `if not torch.compiler.is_compiling():`"
+    )
+    default = "split and defer are safe; guard is unsafe (compiled runs skip the I/O)"
     trigger_words = tuple(sorted({name.rsplit(".", 1)[-1] for name in IO_BREAKERS} | LOGGING_METHODS))
     node_types = (cst.FunctionDef, cst.If, cst.SimpleStatementLine)
 

@@ -63,6 +63,14 @@ class IterateSourceList(Rule):
     id = "iterate-source-list"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html"
     summary = "Pass the Python list a tensor was built from to a function that only iterates it"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "`t = torch.as_tensor(shapes_list)` passed to a function of the module that only iterates it (`for "
+        "level, (h, w) in enumerate(t):`), directly or through a callee that also gets `shapes_list` (the "
+        "Deformable-DETR family's reference points and proposals)"
+    )
+    rewrite = "pass the list instead"
+    default = "unsafe: the loop gets numbers instead of 0-dim tensors"
     trigger_words = ("as_tensor", "tensor")
     needs_breaker_call = False
     node_types = (cst.FunctionDef,)

@@ -81,6 +81,16 @@ class LayerdropGuard(Rule):
     id = "layerdrop-guard"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html"
     summary = "Decide on the probability before comparing a random draw with it (LayerDrop)"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "`if draw < self.layerdrop: continue` on a `torch.rand` draw (LayerDrop), the draw bound first or "
+        "made inside the test"
+    )
+    rewrite = (
+        "compare the probability first: `if self.layerdrop > 0 and draw < self.layerdrop:` (a draw inside the"
+        " test is bound to a name first, under the same conditions)"
+    )
+    default = "safe: the same draws, outputs and gradients"
     trigger_words = ("rand", "rand_like")
     needs_breaker_call = False
     node_types = (cst.If,)

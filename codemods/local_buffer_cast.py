@@ -58,6 +58,13 @@ class LocalBufferCast(Rule):
     id = "local-buffer-cast"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html"
     summary = "Keep a buffer converted in `forward` in a local instead of assigning it back to the module"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "`self.buf = self.buf.to(...)` (or `.float()`, `.type(...)`...) at the top level of a compiled "
+        "method, where the class makes `buf` with `nn.Buffer` (CTRL's positional encoding)"
+    )
+    rewrite = "keep the converted tensor in a local and read it for the rest of the method"
+    default = "unsafe: the module's buffer is no longer converted in place"
     trigger_words = ("Buffer",)
     needs_breaker_call = False
     node_types = (cst.FunctionDef,)

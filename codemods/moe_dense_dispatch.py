@@ -94,6 +94,18 @@ class MoeDenseDispatch(Rule):
     id = "moe-dense-dispatch"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html"
     summary = "Run every expert on every token, masked by its routing, instead of gathering each expert's tokens (MoE)"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "a mixture-of-experts loop over `hit.nonzero()` (or a `range`) that gathers each expert's tokens with"
+        " `slot, token = torch.where(mask)` and adds the result back with `final.index_add_(0, token, "
+        "result)` (Mixtral, Switch Transformers, GPT-OSS, LongCat and their copies)"
+    )
+    rewrite = (
+        "every expert runs on every token: the indices become `torch.arange`, each token's weight the sum "
+        "over the slots routing it to the expert, and what a token not routed to the expert gets is set to 0 "
+        "before it is added"
+    )
+    default = "unsafe: E/k times the experts' FLOPs (E experts, k per token); measure the step time"
     trigger_words = ("index_add_",)
     needs_breaker_call = False
     node_types = (cst.For,)

@@ -100,6 +100,17 @@ class NonstrictHelper(Rule):
     id = "nonstrict-helper"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.dynamo_nonstrict_trace.html"
     summary = "Trace a pure helper Dynamo cannot trace through torch._dynamo.nonstrict_trace"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "a module-level helper called from a compiled region whose body breaks the graph "
+        "(`torch._dynamo.graph_break()`, frame introspection such as `inspect.currentframe()`, configured "
+        "`extra-breakers`, or, with `--entry`, any break a run saw inside it)"
+    )
+    rewrite = (
+        "trace it with `torch._dynamo.nonstrict_trace`: decorate the helper when every caller in the module "
+        "is compiled, else wrap the compiled call sites (`torch._dynamo.nonstrict_trace(g)(w)`)"
+    )
+    default = "safe for helpers it finds pure; impure ones are reported"
     # Words of the breaks it handles: explicit breaks and frame introspection (and, added by the
     # engine, the names in `extra-breakers`).
     # (`inspect.stack`/`inspect.currentframe` need `inspect` in the text; `stack` alone matched

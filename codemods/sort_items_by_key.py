@@ -54,6 +54,13 @@ class SortItemsByKey(Rule):
     id = "sort-items-by-key"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html"
     summary = "Sort a dict's items by their keys alone"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "`sorted(d.items())` where `d` is a dict (`**kwargs`, or a name bound once to a dict): tensors among "
+        "the values stop Dynamo's sort (GB0207; linear_operator under gpytorch)"
+    )
+    rewrite = "`sorted(d.items(), key=lambda item: item[0])`"
+    default = "safe: a dict's keys are distinct, so the values were never compared"
     trigger_words = ("sorted",)
     needs_breaker_call = False
     node_types = (cst.SimpleStatementLine, cst.For, cst.If, cst.While)

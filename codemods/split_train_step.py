@@ -78,6 +78,13 @@ class SplitTrainStep(Rule):
     id = "split-train-step"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html"
     summary = "Run a compiled training step's backward and optimizer calls eagerly between compiled pieces"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "a compiled training step's `loss.backward()`, `optimizer.step()`, `zero_grad()`, scheduler and "
+        "scaler steps, and an optimizer built inside it"
+    )
+    rewrite = "**split** the function: the forward is compiled, those calls run eagerly between the compiled pieces"
+    default = "safe"
     trigger_words = ("backward", "zero_grad", "optim", "autograd")
     needs_breaker_call = False
     node_types = (cst.FunctionDef,)

@@ -136,6 +136,13 @@ class UnrollLoop(Rule):
     id = "unroll-loop"
     reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.skipped_functions.html"
     summary = "Unroll a constant loop that holds a graph break, so Dynamo can resume after it"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "a graph-breaking statement anywhere in a `for` loop over a constant `range(...)` or a literal "
+        "tuple/list (at most `max-unroll` iterations)"
+    )
+    rewrite = "unroll it in the documented form: the body in a nested function, called once per value"
+    default = "safe; other loops (`range(n)`, `nn.ModuleList`, `while`, ...) are reported"
     trigger_words = ("for", "while")
     node_types = (cst.For, cst.While)
 

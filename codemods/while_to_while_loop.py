@@ -69,6 +69,16 @@ class WhileToWhileLoop(Rule):
     id = "while-to-while-loop"
     reference = "https://docs.pytorch.org/docs/stable/higher_order_ops/while_loop.html"
     summary = "Turn a `while` loop on a tensor's value into `torch.while_loop`"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "a `while` loop on a tensor's value whose body only assigns names (kornia's Canny hysteresis, Newton "
+        "iterations)"
+    )
+    rewrite = (
+        "the condition and the body become nested functions of the names the body assigns, run by "
+        "`torch.while_loop` (each carried value returned as a copy)"
+    )
+    default = "unsafe: compiled, carried values must keep their shapes and dtypes; not differentiable"
     trigger_words = ("while",)
     needs_breaker_call = False
     node_types = (cst.While,)

@@ -19,6 +19,14 @@ def test_every_rule_has_a_current_page_and_the_index_lists_it():
     assert all(f"(rules/{rule.id}.md)" in index for rule in RULES)
 
 
+def test_the_readme_table_lists_every_rule_as_generated():
+    from graphweld.frontends.docs import readme_with_table
+
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    assert readme_with_table(readme) == readme, "README.md's rules table is out of date: run `python -m graphweld.frontends.docs docs/`"
+    assert all(f"| [`{rule.id}`](docs/rules/{rule.id}.md) |" in readme for rule in RULES)
+
+
 def test_no_page_is_left_for_a_rule_that_is_gone():
     pages_on_disk = {path.stem for path in (DOCS / "rules").glob("*.md")}
     assert pages_on_disk == {rule.id for rule in RULES}

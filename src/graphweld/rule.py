@@ -178,6 +178,11 @@ class Rule:
 
     id: ClassVar[str]
     summary: ClassVar[str]
+    # The README's table of rules is generated from these (Markdown): what the rule finds in a
+    # compiled region, how it rewrites it, and whether its fix is safe by default.
+    finds: ClassVar[str]
+    rewrite: ClassVar[str]
+    default: ClassVar[str]
     # The PyTorch documentation the fix comes from (linked from editor diagnostics).
     reference: ClassVar[str]
     # Words a text must contain for the rule to apply (the bytes prefilter, and per rule in propose).
