@@ -5,13 +5,20 @@ fixed point) and `run` (files under paths, in parallel). On a live model, in a n
 `graphweld.explain(model, *args, **kwargs)` (see `graphweld.frontends.api`).
 """
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("graphweld")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0"
+
+def __getattr__(name: str) -> Any:
+    # `__version__` is read from the installed metadata on first use: importlib.metadata costs
+    # more than the rest of the command line's start-up for `graphweld --help`.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("graphweld")
+        except PackageNotFoundError:  # pragma: no cover - running from a source tree
+            return "0.0.0"
+    raise AttributeError(f"module 'graphweld' has no attribute {name!r}")
 
 if TYPE_CHECKING:  # pragma: no cover
     from graphweld.frontends.api import ExplainReport

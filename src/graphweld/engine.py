@@ -33,6 +33,7 @@ from graphweld.positions import Span, node_spans, simple_statement_lines
 from graphweld.edits import TextEdit, apply_edits, minimal_edits, ranges_overlap, split_lines
 from graphweld.notebook import Notebook, is_notebook, read_notebook
 from graphweld.analysis.project import ProjectIndex
+from graphweld.prefilter import MAY_HOLD_SITE, UNCOMPILED, file_verdict
 from graphweld.analysis.regions import CompiledRegions
 from graphweld.reparse import spliced_module
 from graphweld.rule import Rule, RuleContext, Safety
@@ -183,53 +184,6 @@ def selected_rules(settings: Settings) -> tuple[type[Rule], ...]:
         rule for rule in RULES if rule.id in settings.select
     )
     return tuple(rule for rule in chosen if rule.id not in settings.ignore)
-
-
-# -- prefilter ---------------------------------------------------------------------------------
-
-
-def _word_pattern(words: set[str]) -> re.Pattern[bytes] | None:
-    if not words:
-        return None
-    return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
-
-
-# What the bytes prefilter says of a file.
-MAY_HOLD_SITE, NO_SITE, UNCOMPILED = "may hold a site", "no site", "uncompiled"
-# A module's forward: code that is usually compiled somewhere (for the no-region hint).
-_FORWARD = re.compile(rb"\bdef\s+forward\s*\(")
-
-
-@functools.lru_cache(maxsize=8)
-def _prefilter(settings: Settings) -> Callable[[bytes, bool], str]:
-    """A bytes test of a file (and whether another file compiles some of its code): NO_SITE means
-    it cannot hold a site for any selected rule; UNCOMPILED that it holds a module's forward and
-    calls that break graphs, but nothing in it compiles anything."""
-    rules = selected_rules(settings)
-    if not rules:
-        return lambda data, compiled_elsewhere=False: NO_SITE
-    from graphweld.analysis.breakers import BreakerCatalog
-    from graphweld.analysis.names import ImportTable
-
-    words = BreakerCatalog(settings, ImportTable()).prefilter_words()
-    # A breaking call writes its name before `(`, or the name is imported under another one.
-    breaker = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")(?:\s*\(|\s+as\b)")
-    keywords = {word for rule in rules if rule.needs_breaker_call for word in rule.trigger_words}
-    keyword = _word_pattern(keywords)
-    # Rules about decisions on tensor values need no breaking call, only their own words.
-    value_keyword = _word_pattern({word for rule in rules if not rule.needs_breaker_call for word in rule.trigger_words})
-    # A compiled region needs a compile call, or the entry convention graphweld compiles itself.
-    compiled = None if settings.assume_compiled else re.compile(rb"compile|_dynamo\.optimize|my_model_function")
-
-    def may_hold_site(data: bytes, compiled_elsewhere: bool = False) -> str:
-        breaks = keyword is not None and breaker.search(data) is not None and keyword.search(data) is not None
-        if compiled is not None and not compiled_elsewhere and compiled.search(data) is None:
-            return UNCOMPILED if breaks and _FORWARD.search(data) is not None else NO_SITE
-        if value_keyword is not None and value_keyword.search(data) is not None:
-            return MAY_HOLD_SITE
-        return MAY_HOLD_SITE if breaks else NO_SITE
-
-    return may_hold_site
 
 
 # -- one round on one text ------------------------------------------------------------------
@@ -728,7 +682,7 @@ def process_source(path: str, data: bytes, settings: Settings, compiled_elsewher
     try:
         source = decode_source(path, data)
         result.source = source
-        verdict = _prefilter(settings)(data, bool(compiled_elsewhere))
+        verdict = file_verdict(settings)(data, bool(compiled_elsewhere))
         if verdict != MAY_HOLD_SITE:
             result.no_region = verdict == UNCOMPILED
             return result

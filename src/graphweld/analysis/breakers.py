@@ -18,74 +18,24 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from graphweld.analysis.breaker_names import (  # noqa: F401 - the tables are read from here too
+    DLPACK_BREAKERS,
+    EXPLICIT_BREAKERS,
+    IO_BREAKERS,
+    LOGGING_METHODS,
+    UNTRACEABLE_BREAKERS,
+)
 from graphweld.analysis.names import ImportTable, dotted_name
 from graphweld.settings import Settings
 from graphweld.walk import children
 
-EXPLICIT_BREAKERS = frozenset({"torch._dynamo.graph_break", "torch._dynamo.skip_frame"})
 # Tensor methods that read a tensor's values into Python: Dynamo breaks the graph on each
 # (unless capture_scalar_outputs), and non-strict tracing would freeze the value as a constant.
 TENSOR_VALUE_READS = frozenset({"item", "tolist", "numpy"})
 
-IO_BREAKERS = frozenset(
-    {
-        "print",
-        "input",
-        "open",
-        "breakpoint",
-        "io.open",
-        "pdb.set_trace",
-        "warnings.warn",
-        "warnings.warn_explicit",
-        "torch.save",
-        "torch.load",
-        "pickle.dump",
-        "pickle.load",
-        "json.dump",
-        "json.load",
-        "time.sleep",
-        "sys.stdout.write",
-        "sys.stderr.write",
-        "os.write",
-        "numpy.save",
-        "numpy.load",
-        "logging.log",
-        "logging.debug",
-        "logging.info",
-        "logging.warning",
-        "logging.warn",
-        "logging.error",
-        "logging.exception",
-        "logging.critical",
-        "logging.fatal",
-    }
-)
-
-DLPACK_BREAKERS = frozenset({"torch.utils.dlpack.to_dlpack", "torch.to_dlpack"})
 DLPACK_IMPORTERS = frozenset({"torch.utils.dlpack.from_dlpack", "torch.from_dlpack"})
 
-# Calls Dynamo cannot trace although they have no side effects: frame introspection. Measured on
-# torch 2.13 (each in a compiled function with fullgraph=True: "Attempted to call function marked
-# as skipped"); through torch._dynamo.nonstrict_trace the caller compiles into one graph.
-UNTRACEABLE_BREAKERS = frozenset({"inspect.currentframe", "inspect.stack", "sys._getframe"})
 
-# Methods of logger objects; `logger.warning_once` is transformers' deduplicating variant.
-LOGGING_METHODS = frozenset(
-    {
-        "debug",
-        "info",
-        "warning",
-        "warn",
-        "error",
-        "exception",
-        "critical",
-        "fatal",
-        "log",
-        "warning_once",
-        "info_once",
-        "warning_advice",
-    }
-)
 _LOGGER_NAME = re.compile(r"^_*(log|logger|\w+_log|\w+_logger)$", re.IGNORECASE)
 _LOGGER_FACTORIES = ("getLogger", "get_logger")
 

@@ -11,47 +11,18 @@ import inspect
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import click
-from rich.console import Console
-from rich.markdown import Markdown
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
-from graphweld.codemods import RULES, RULES_BY_ID
-from graphweld.engine import FileResult, RuleSelectionError, process_source, run, selected_rules
-from graphweld.frontends.report import (
-    AS_GIVEN,
-    AS_WRITTEN,
-    Summary,
-    as_written,
-    change_as_written,
-    break_sites_table,
-    explained_sites,
-    file_diff,
-    lines_note,
-    picture,
-    picture_table,
-    place,
-    print_diff,
-    recompiles_as_given,
-    recompiles_as_json,
-    results_as_github,
-    results_as_json,
-    results_as_sarif,
-    short_path,
-    site_line,
-    sites_as_given,
-    sites_as_json,
-    unified_diff,
-)
-from graphweld.frontends.progress import StepProgress
-from graphweld.runs.entry import EntryError, RunSettings, parse_compile_options
-from graphweld.runs.targets import EntryTarget, Target, target_for
-from graphweld.settings import Settings, SettingsError, find_config_file, load_settings
-from graphweld.source import SourceError, write_atomically
+if TYPE_CHECKING:  # only annotations read these; the commands import what they run, lazily (start-up)
+    from rich.console import Console
+
+    from graphweld.engine import FileResult
+    from graphweld.runs.entry import RunSettings
+    from graphweld.runs.targets import Target
+    from graphweld.settings import Settings
+
 
 EXIT_OK, EXIT_PENDING, EXIT_ERROR = 0, 1, 2
 # Below this many files a progress bar only flickers.
@@ -59,21 +30,29 @@ PROGRESS_THRESHOLD = 8
 
 
 def _stdout() -> Console:
+    from rich.console import Console
+
     return Console(file=sys.stdout, highlight=False, soft_wrap=True)
 
 
 def _table_stdout() -> Console:
     """Tables of paths and reasons: on a terminal its width, when piped wide enough not to fold."""
+    from rich.console import Console
+
     console = Console(file=sys.stdout, highlight=False)
     return console if console.is_terminal else Console(file=sys.stdout, highlight=False, width=200)
 
 
 def _stderr() -> Console:
+    from rich.console import Console
+
     return Console(file=sys.stderr, highlight=False, soft_wrap=True)
 
 
 def _table_stderr() -> Console:
     """The summary tables of `fix --entry`, which go with its messages: as `_table_stdout`."""
+    from rich.console import Console
+
     console = Console(file=sys.stderr, highlight=False)
     return console if console.is_terminal else Console(file=sys.stderr, highlight=False, width=200)
 
@@ -86,6 +65,8 @@ def _fail(message: str) -> "click.exceptions.Exit":
 def _entry_failure(exc: Exception, show_traceback: bool) -> "click.exceptions.Exit":
     """An entry that could not be run: its one line, after the program's whole traceback when
     asked for (`--traceback`)."""
+    from rich.text import Text
+
     traceback = getattr(exc, "traceback", "")
     if show_traceback and traceback:
         _stderr().print(Text(traceback.rstrip()))
@@ -99,6 +80,8 @@ _TRAIN_HELP = ("Run each call as a training step (train mode, backward; or the e
 
 def _run_settings(device: str, compile_options: str | None, timeout: float, train: bool) -> RunSettings:
     """How an entry's runs are made, from the command line (EntryError on bad compile options)."""
+    from graphweld.runs.entry import RunSettings, parse_compile_options
+
     return RunSettings(device, parse_compile_options(compile_options), timeout, train)
 
 
@@ -199,6 +182,9 @@ def fix(
     PATH '-' reads source from stdin and writes the fixed source to stdout. With `-- CMD...`, the
     command is run to find the sites and to verify every rewrite (PATHS default to `.`).
     """
+    from graphweld.prefilter import selected_ids
+    from graphweld.settings import SettingsError, find_config_file, load_settings
+
     command = _command_argv()
     if command and not paths:
         paths = (".",)
@@ -223,15 +209,21 @@ def fix(
     if assume_compiled:
         overrides["assume_compiled"] = True
     settings = settings.replace(**overrides)
-    try:
-        selected_rules(settings)
-    except RuleSelectionError as exc:
-        raise _fail(str(exc))
+    if selected_ids(settings) is None:
+        from graphweld.engine import RuleSelectionError, selected_rules
+
+        try:
+            selected_rules(settings)
+        except RuleSelectionError as exc:
+            raise _fail(str(exc))
 
     target = None
     if entry is not None and command:
         raise _fail("--entry and a command after -- are two ways to run the program: give one")
     if entry is not None or command:
+        from graphweld.runs.entry import EntryError
+        from graphweld.runs.targets import target_for
+
         try:
             target = target_for(entry, command, _run_settings(device, compile_options, timeout, train), test_command)
         except EntryError as exc:
@@ -254,13 +246,43 @@ def fix(
     elif reading_stdin:
         code = _fix_stdin(stdin_filename or "<stdin>", settings, show_diff, check, output_format)
     else:
-        code = _fix_paths(paths, settings, jobs, show_diff, check, output_format)
+        nothing = _nothing_to_fix(paths, settings) if output_format == "text" else None
+        code = nothing if nothing is not None else _fix_paths(paths, settings, jobs, show_diff, check, output_format)
     if code == EXIT_PENDING and (exit_zero or not pending_mode):
         code = EXIT_OK
     raise click.exceptions.Exit(code)
 
 
+def _nothing_to_fix(paths: Sequence[str], settings: Settings) -> int | None:
+    """EXIT_OK, said in one line, when the bytes prefilter rules out every file under `paths`
+    (nothing parsed, no rule imported: the run's whole cost is start-up); None when any file may
+    hold a site, holds an uncompiled forward, is a notebook or cannot be read: the full run says."""
+    from graphweld.analysis.project import ProjectIndex
+    from graphweld.discover import discover
+    from graphweld.prefilter import NO_SITE, file_verdict
+    from graphweld.source import SourceError, read_bytes
+
+    files, errors = discover(paths, settings.exclude)
+    if errors or any(not path.endswith(".py") for path in files):
+        return None
+    verdict = file_verdict(settings)
+    index = None if settings.assume_compiled else ProjectIndex.build(files)
+    for path in files:
+        try:
+            data = read_bytes(path)
+        except SourceError:
+            return None
+        if verdict(data, bool(index.names_for(path)) if index is not None else False) != NO_SITE:
+            return None
+    print(f"graphweld: {len(files)} file{'s' if len(files) != 1 else ''} checked: no file can hold a graph-break site.", file=sys.stderr)
+    return EXIT_OK
+
+
 def _fix_interactive(paths: Sequence[str], settings: Settings, target: Target | None, show_traceback: bool) -> int:
+    from graphweld.frontends.progress import StepProgress
+    from graphweld.runs.entry import EntryError
+    from rich.text import Text
+
     import signal
 
     from graphweld.frontends.review import Review
@@ -298,6 +320,9 @@ def _fix_interactive(paths: Sequence[str], settings: Settings, target: Target | 
 
 def _collect(paths: Sequence[str], settings: Settings, jobs: int | None, show_progress: bool) -> list[FileResult]:
     """Every result, sorted by path; a progress bar once discovery finds more than a handful."""
+    from graphweld.engine import FileResult, run
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     progress = Progress(
         TextColumn("graphweld"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=_stderr(), transient=True,
@@ -323,6 +348,10 @@ def _collect(paths: Sequence[str], settings: Settings, jobs: int | None, show_pr
 def _fix_paths(
     paths: Sequence[str], settings: Settings, jobs: int | None, show_diff: bool, check: bool, output_format: str
 ) -> int:
+    from graphweld.engine import selected_rules
+    from graphweld.frontends.report import AS_GIVEN, AS_WRITTEN, Summary, as_written, file_diff, lines_note, print_diff, results_as_github, results_as_json, results_as_sarif, site_line
+    from graphweld.source import SourceError, write_atomically
+
     err = _stderr()
     interactive_terminal = err.is_terminal and output_format == "text"
     results = _collect(paths, settings, jobs, show_progress=interactive_terminal)
@@ -389,6 +418,9 @@ _NO_REGION_HINT = (
 
 
 def _fix_stdin(name: str, settings: Settings, show_diff: bool, check: bool, output_format: str) -> int:
+    from graphweld.engine import process_source
+    from graphweld.frontends.report import Summary, file_diff, print_diff, results_as_json, site_line
+
     data = sys.stdin.buffer.read()
     result = process_source(name, data, settings)
     summary = Summary()
@@ -446,6 +478,12 @@ def explain(entry: str | None, device: str, compile_options: str | None, timeout
     ENTRY is file.py[::factory] with my_model_function() and GetInput(); a Python file without them
     is run as a script (`python FILE`), as `graphweld explain -- python FILE` would.
     """
+    from graphweld.frontends.progress import StepProgress
+    from graphweld.frontends.report import break_sites_table, explained_sites, picture, picture_table, recompiles_as_json, sites_as_json
+    from graphweld.runs.entry import EntryError
+    from graphweld.runs.targets import EntryTarget, target_for
+    from graphweld.settings import SettingsError, find_config_file, load_settings
+
     import json
 
     from graphweld.runs.explanation import explain_target
@@ -488,6 +526,8 @@ def explain(entry: str | None, device: str, compile_options: str | None, timeout
 
 
 def _print_recompiles(out: Console, report) -> None:  # type: ignore[no-untyped-def]
+    from graphweld.frontends.report import short_path
+
     for recompile in report.recompiles:
         out.print(
             f"Recompiled {recompile.function} ({short_path(recompile.file)}:{recompile.line}): {recompile.reason}",
@@ -541,6 +581,10 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
 
     Exit 0 when equal and not worse, 1 otherwise, 2 on errors.
     """
+    from graphweld.frontends.progress import StepProgress
+    from graphweld.frontends.report import picture_table
+    from graphweld.runs.entry import EntryError
+    from rich.table import Table
     from graphweld.runs.entry import RunFailed
     from graphweld.runs.verify import failed, judge
 
@@ -591,6 +635,12 @@ def _note_unused_options(report) -> None:  # type: ignore[no-untyped-def]
 
 def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show_diff: bool, check: bool,
                   output_format: str, show_traceback: bool) -> int:
+    from graphweld.frontends.progress import StepProgress
+    from graphweld.frontends.report import AS_GIVEN, AS_WRITTEN, break_sites_table, change_as_written, explained_sites, lines_note, picture, picture_table, place, print_diff, recompiles_as_given, recompiles_as_json, short_path, site_line, sites_as_given, sites_as_json, unified_diff
+    from graphweld.runs.entry import EntryError
+    from graphweld.runs.targets import EntryTarget
+    from rich.text import Text
+
     import json
 
     from graphweld.runs.verified_fix import fix_verified
@@ -704,6 +754,10 @@ def lsp() -> None:
 @click.argument("rule_id", required=False)
 def rules(rule_id: str | None) -> None:
     """List the rules, or print the documentation of RULE_ID."""
+    from graphweld.codemods import RULES, RULES_BY_ID
+    from rich.markdown import Markdown
+    from rich.table import Table
+
     out = _stdout()
     if rule_id is None:
         table = Table(title="graphweld rules", title_justify="left")
