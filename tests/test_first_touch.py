@@ -147,3 +147,35 @@ def test_an_entry_without_getinput_is_refused_before_any_run(project: Path):
     shown = graphweld(project, "fix", "--entry", "entry.py", "--diff", ".", timeout=30)
     assert shown.returncode == 2
     assert "defines no `GetInput`" in shown.stderr and "running the entry" not in shown.stderr
+
+
+def test_the_culprit_of_a_skipped_frame_is_named_with_its_frames_and_statement():
+    from graphweld.runs.entry import BreakSite
+    from graphweld.runs.explanation import culprit
+
+    model = str(PROJECT / "model.py")
+    site = BreakSite(
+        model, 17, "GB0007", "Attempted to call function marked as skipped", "", True,
+        explanation="Dynamo does not know how to trace the builtin `time.perf_counter.` This function is ...",
+        stack=((str(PROJECT / "train.py"), 9, "<module>"), (os.__file__, 1, "_call_impl"), (model, 37, "forward"), (model, 17, "__enter__")),
+        skipped="frame",
+    )
+    lines = (PROJECT / "model.py").read_text().splitlines()
+    said = culprit(site, lambda file, line: lines[line - 1].strip())
+    assert said == (
+        "the call to `time.perf_counter`; reached through forward (model.py:37) -> __enter__ (model.py:17); "
+        'inside `with Timer("embed"):` (model.py:37) Dynamo cannot resume, so all of `forward` runs eagerly'
+    )
+
+
+@pytest.mark.slow
+def test_explain_names_the_skipped_callee_and_why_forward_runs_eagerly(project: Path):
+    import json
+
+    shown = graphweld(project, "explain", "--format", "json", "--", sys.executable, "train.py")
+    sites = {(site["line"], site["gb"]): site for site in json.loads(shown.stdout)["sites"]}
+    timer = sites[(17, "GB0007")]
+    assert "`time.perf_counter`" in timer["culprit"] and "forward (model.py:37) -> __enter__ (model.py:17)" in timer["culprit"]
+    assert 'inside `with Timer("embed"):`' in timer["culprit"]
+    # Dynamo's hints whole: the first one points at the next.
+    assert "see the next case" not in timer["action"] or "custom operator" in timer["action"]

@@ -211,7 +211,10 @@ def explained_sites(explained, shorten=short_path) -> list[Site]:  # type: ignor
     for item in explained:
         site = item.site
         reason = f"{site.reason} (in {shorten(site.via)})" if site.via else site.reason
-        location = f"{shorten(site.file)}:{site.line}"
+        if getattr(item, "culprit", ""):
+            reason = f"{reason}: {item.culprit}"
+        # One row per root cause: the breaks Dynamo logged there, counted.
+        location = f"{shorten(site.file)}:{site.line}" + (f" ({site.count} breaks)" if site.count > 1 else "")
         sites.append(Site(site.file, site.line, site.gb, reason, site.skipped_frame, item.rule, item.action, location, type=site.kind))
     return sites
 
@@ -220,8 +223,8 @@ def sites_as_json(explained) -> list[dict[str, object]]:  # type: ignore[no-unty
     """A run's explained break sites for `--format json`."""
     return [
         {"file": item.site.file, "line": item.site.line, "gb": item.site.gb, "type": item.site.kind,
-         "reason": item.site.reason, "via": item.site.via or None, "rule": item.rule, "action": item.action,
-         "breaks": item.site.count}
+         "reason": item.site.reason, "via": item.site.via or None, "culprit": item.culprit or None,
+         "rule": item.rule, "action": item.action, "breaks": item.site.count}
         for item in explained
     ]
 

@@ -286,14 +286,18 @@ def parse_entry(entry: str) -> tuple[str, str | None]:
         raise EntryError(f"{entry}: an entry is a Python file, optionally file.py::factory")
     if not Path(path).is_file():
         raise EntryError(f"{path}: no such file")
+    return str(Path(path).resolve()), factory or None
+
+
+def check_entry_defines(path: str, factory: str | None) -> None:
+    """Raise EntryError, before any run, when the entry file cannot define its factory or
+    `GetInput`: the run would only find out after importing torch and the model."""
     for name in (factory or "my_model_function", "GetInput"):
         if not _may_bind(path, name):
-            # Said before any run: the run would only find out after importing torch and the model.
             raise EntryError(
                 f"{path}: an entry defines `{name}()` (my_model_function() returns the model, GetInput() "
                 f"its input); this file defines no `{name}`"
             )
-    return str(Path(path).resolve()), factory or None
 
 
 def _may_bind(path: str, name: str) -> bool:

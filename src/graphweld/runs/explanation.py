@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -30,6 +31,9 @@ class ExplainedSite:
     # The file the change is in: the site's own, or that of a call on its stack that a rule
     # fixes it from (`Rule.fixes_from_callers`).
     path: str | None = None
+    # Who is to blame, for a person (see `culprit`): the callee Dynamo skipped, the user's frames
+    # that led to it, and the statement that made a whole frame run eagerly.
+    culprit: str = ""
 
 
 def user_sites(report: RunReport) -> list[BreakSite]:
@@ -80,6 +84,17 @@ def explain_sites(
         except SourceError:
             proposed[path] = None, None
     explained: list[ExplainedSite] = []
+
+    def line_of(file: str, line: int) -> str:
+        text = proposed.get(file, (None, None))[1] or (texts or {}).get(os.path.realpath(file))
+        if text is None:
+            try:
+                text = read_source(file).text
+            except SourceError:
+                return ""
+        lines = text.splitlines()
+        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
     for path, file_sites_list in sorted(by_file.items()):
         for site in file_sites_list:
             item = _explain(site, proposed[path][0], settings, dropped)
@@ -87,8 +102,46 @@ def explain_sites(
                 item = _explain_from_callers(site, proposed, settings, dropped) or item
             if item.change is not None:
                 item = dataclasses.replace(item, path=item.path or path, text=proposed[item.path or path][1])
-            explained.append(item)
+            explained.append(dataclasses.replace(item, culprit=culprit(site, line_of)))
     return explained
+
+
+# The function Dynamo names in a skipped call's explanation: "... trace the builtin
+# `time.perf_counter.`", "... the function `warn` in file ...".
+_NAMED_CALLEE = re.compile(r"`([A-Za-z_][\w.]*?)\.?`")
+# Statements a break inside which Dynamo cannot resume after: the whole frame runs eagerly.
+_UNRESUMABLE = ("with ", "async with ", "try:", "for ", "async for ", "while ")
+
+
+def culprit(site: BreakSite, line_of: Callable[[str, int], str]) -> str:
+    """Who is to blame for a break, for a person: the callee Dynamo skipped (named in its
+    explanation), the chain of the user's frames that led to the break (the compiled function
+    first), and, for a frame Dynamo skipped whole, the statement it could not resume in.
+    `line_of(file, line)`: a line's text. "" when there is nothing beyond Dynamo's reason."""
+    said: list[str] = []
+    named = _NAMED_CALLEE.search(site.explanation) if "skip" in site.reason.lower() or "trace the builtin" in site.explanation else None
+    if named is not None:
+        said.append(f"the call to `{named.group(1)}`")
+    frames: list[tuple[str, int, str]] = []
+    for file, line, function in reversed(site.stack):
+        if is_library_file(file):
+            break
+        frames.append((file, line, function))
+    frames.reverse()
+    if len(frames) > 1:
+        chain = " -> ".join(f"{function} ({os.path.basename(file)}:{line})" for file, line, function in frames)
+        said.append(f"reached through {chain}")
+    if site.skipped == "frame" and frames:
+        file, line, function = frames[0]
+        statement = line_of(file, line)
+        if statement.startswith(_UNRESUMABLE):
+            said.append(
+                f"inside `{statement}` ({os.path.basename(file)}:{line}) Dynamo cannot resume, so all of "
+                f"`{function}` runs eagerly"
+            )
+        else:
+            said.append(f"all of `{function}` runs eagerly")
+    return "; ".join(said)
 
 
 def _explain_from_callers(site: BreakSite, proposed, settings: Settings, dropped) -> ExplainedSite | None:  # type: ignore[no-untyped-def]

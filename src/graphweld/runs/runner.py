@@ -178,7 +178,8 @@ def parse_break(message: str) -> dict[str, Any] | None:
             break
     explanation = next((text[len("Explanation:") :].strip() for text in lines if text.startswith("Explanation:")), "")
     hints = [text[len("Hint:") :].strip() for text in lines if text.startswith("Hint:")]
-    hint = hints[0] if hints else ""
+    # Every hint: the first often refers to the next ("see the next case for a workaround").
+    hint = " ".join(hints)
     ids = _GB_ID.findall(message)
     skipped = "frame" if any(words in message for words in _WHOLE_FRAME_SKIPS) else "rest" if _REST_OF_FRAME_SKIP in message else ""
     return {

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from graphweld.runs.command import Command, command_for_script, run_command
-from graphweld.runs.entry import EntryError, RunReport, RunSettings, parse_entry
+from graphweld.runs.entry import EntryError, RunReport, RunSettings, check_entry_defines, parse_entry
 from graphweld.runs.verify import Verdict, judge
 
 
@@ -152,6 +152,7 @@ def target_for(entry: str | None, command: tuple[str, ...] | None, runs: RunSett
     path, factory = parse_entry(entry)
     if factory is None and not _defines(path, "my_model_function"):
         return CommandTarget(command_for_script(path), runs, tests)
+    check_entry_defines(path, factory)
     return EntryTarget(entry, runs, tests)
 
 
