@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from graphweld.analysis.breakers import IO_BREAKERS, LOGGING_METHODS
@@ -89,6 +91,7 @@ class IsolateIO(Rule):
     ```python
     @torch.compiler.disable
     def _deferred_print_hidden_norm(norm):
+        \"\"\"graphweld isolate-io: `print`, run after the compiled graph.\"\"\"
         print(f"hidden norm: {norm.item():.3f}")
 
 
@@ -99,10 +102,13 @@ class IsolateIO(Rule):
     The wrapper is never traced (`torch.compiler.disable`): the compiled code calls it after the
     graph, and Dynamo would otherwise trace it there and break on the I/O inside it (a `print`,
     `torch.save`'s own frames), showing breaks in code graphweld wrote. Each wrapper has a
-    docstring saying why it exists. One wrapper serves every call of the same
-    shape; calls that pass their arguments as they are share `_deferred_print(*args)` (one per
-    callee). The wrapper goes after the module's imports (after the logger's definition for a
-    logger). A tensor argument written in place later in the function (`h.mul_(2)`, `out=h`,
+    one-line docstring saying what it is (a later run recognises it by it). One wrapper serves
+    every call of the same shape; calls that pass their arguments as they are share
+    `_deferred_print(*args)` (one per callee). All the module's wrappers go in one spot: after its
+    last import and the last module-level statement binding a name it logs through (the
+    `logger = logging.getLogger(__name__)` line). A deferred log record or warning names the
+    original call's line when the call runs eagerly; compiled, Dynamo runs it after the graph,
+    where the record names the compiled function's first line (measured on torch 2.13). A tensor argument written in place later in the function (`h.mul_(2)`, `out=h`,
     through a view of it) is passed as `h.detach().clone()`; a size (`x.shape`) is formatted in the
     graph and passed as text. A read such as `value = t.item()` earlier in the block, whose name
     nothing else uses, moves into the wrapper too (that statement goes). A loop whose only break
@@ -159,6 +165,8 @@ class IsolateIO(Rule):
 
     def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
         super().__init__(context)
+        # Where the module's wrappers go (see `_insertion_point`), found once.
+        self._spot: tuple[cst.CSTNode | None] | None = None
         # Statements already handled: by a split of their function, or guarded already.
         self._handled: set[int] = set()
         # Why the statement being visited is not deferred, for the guard's message.
@@ -360,20 +368,29 @@ class IsolateIO(Rule):
             name, number = f"{base}_{number}", number + 1
 
     def _insertion_point(self, receiver: str | None) -> cst.CSTNode | None:
-        """The module-level statement after which the wrapper goes: after the one binding the
-        logger, or after the last top-level import (for print)."""
-        module = self.context.module
-        found = None
-        for statement in module.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                continue
-            if receiver is None:
-                if any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
+        """The module-level statement after which the wrappers go, one spot for all of a module's
+        wrappers: after the last top-level import and the last simple statement binding a name
+        the module logs through (`logger = logging.getLogger(__name__)`). None when the receiver
+        of this call is bound by no simple module-level statement."""
+        if self._spot is None:
+            module, text = self.context.module, self.context.text or self.context.module.code
+            logs_through = re.compile(r"\b(\w+)\s*\.\s*(?:" + "|".join(sorted(LOGGING_METHODS)) + r")\s*\(")
+            receivers = set(logs_through.findall(text))
+            found = None
+            for statement in module.body:
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                if any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body) or (
+                    receivers & bound_names([statement])
+                ):
                     found = statement
-            elif receiver in bound_names([statement]):
-                found = statement
-                break
-        return found
+            self._spot = (found,)
+        if receiver is not None and not any(
+            isinstance(statement, cst.SimpleStatementLine) and receiver in bound_names([statement])
+            for statement in self.context.module.body
+        ):
+            return None
+        return self._spot[0]
 
     def _io_kind(self, statement: cst.CSTNode) -> str | None:
         breaker = self.context.breakers.statement_breaker(statement)

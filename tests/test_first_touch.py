@@ -179,3 +179,20 @@ def test_explain_names_the_skipped_callee_and_why_forward_runs_eagerly(project: 
     assert 'inside `with Timer("embed"):`' in timer["culprit"]
     # Dynamo's hints whole: the first one points at the next.
     assert "see the next case" not in timer["action"] or "custom operator" in timer["action"]
+
+
+def test_deferred_io_is_one_small_wrapper_per_kind_in_one_spot(project: Path):
+    assert graphweld(project, "fix", ".").returncode == 0
+    fixed = (project / "model.py").read_text().splitlines()
+    added = len(fixed) - len((PROJECT / "model.py").read_text().splitlines())
+    # Three kinds of call (print, logger.info, warnings.warn): three small wrappers.
+    assert sum(line.startswith("def _deferred_") for line in fixed) == 3
+    assert added <= 27
+    # In one spot: right after the logger they need, and nothing of the user's between them.
+    logger_line = fixed.index("logger = logging.getLogger(__name__)")
+    first = next(i for i, line in enumerate(fixed) if line.startswith("@torch.compiler.disable"))
+    last = max(i for i, line in enumerate(fixed) if "reorderable_logging_functions.add(" in line)
+    assert logger_line < first and all(
+        not line or line.startswith(("@torch.compiler.disable", "def _deferred_", "    ", "torch._dynamo.config"))
+        for line in fixed[first : last + 1]
+    )

@@ -69,7 +69,8 @@ def test_a_site_whose_first_fix_fails_gets_its_next(workdir: Path):
     assert "torch.cond(total > 0," in entry.read_text()
     # The text output lists both: the one dropped, with why, and the one kept instead.
     assert "branch-to-where [unsafe] dropped, it did not verify: the compiled run fails with RuntimeError: ZeroDivisionError" in text
-    assert "branch-to-cond [unsafe] verified (tried after branch-to-where at line 10 did not verify)" in text
+    assert "branch-to-cond [unsafe] verified (round 1: " in text
+    assert "; tried after branch-to-where at line 10 did not verify)" in text
 
 
 def test_explain_names_the_rule_fix_applies(workdir: Path):

@@ -79,15 +79,13 @@ class Deferral:
     def wrapper_code(self, name: str) -> str:
         signature = "*args" if self.generic else ", ".join(self.params)
         call = self.body_code()
-        why = "\n    The graph computes the values passed in; this turns them into output." if self.holes and not self.generic else ""
         # Never traced: Dynamo would trace the wrapper when the compiled code calls it after the
-        # graph, and break in it (on `print`, inside `torch.save`), so the I/O goes untraced.
+        # graph, and break in it (on `print`, inside `torch.save`), so the I/O goes untraced. The
+        # one-line docstring marks it as graphweld's (a later run recognises and reuses it).
         return (
             "@torch.compiler.disable\n"
             f"def {name}({signature}):\n"
-            f'    """Runs `{self.callee}` after the compiled graph instead of breaking it ({WRAPPER_MARK}).\n\n'
-            f"    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.{why}\n"
-            f'    """\n'
+            f'    """{WRAPPER_MARK}: `{self.callee}`, run after the compiled graph."""\n'
             f"    {call}\n"
         )
 

@@ -669,6 +669,10 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
             "before": picture(result.before),
             "after": picture(after),
             "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
+            "effects": [
+                {"path": path, "line": change.location.line, "rule": change.rule, "effect": effect}
+                for (path, change), effect in result.effects.items()
+            ],
             "tried": [_tried_json(item) for item in result.tried],
             "errors": result.errors, "written": write, "lines": AS_WRITTEN if write else AS_GIVEN,
             "remaining": sites_as_json(remaining),
@@ -690,9 +694,12 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
                 print_diff(out, unified_diff(path, candidate.source.text, candidate.fixed))
             for change in candidate.applied:
                 first = instead_of.get((path, change))
-                after_failure = f" (tried after {first.rule} at line {first.location.line} did not verify)" if first else ""
                 shown = change_as_written(change, candidate.source.text, candidate.fixed) if write else change
-                err.print(site_line(shown, prefix="verified" + after_failure + ", " + ("fixed: " if write else "would fix: ")))
+                said = [result.effects.get((path, change), "")]
+                if first:
+                    said.append(f"tried after {first.rule} at line {first.location.line} did not verify")
+                verified = "verified" + (f" ({'; '.join(filter(None, said))})" if any(said) else "")
+                err.print(site_line(shown, prefix=verified + ", " + ("fixed: " if write else "would fix: ")))
         for item in result.dropped:
             line = Text()
             line.append(f"{place(item.change)}: ", style="bold")

@@ -95,6 +95,9 @@ class VerifiedFix:
     setting_note: str | None = None
     written: bool = False
     rounds: list[RoundTime] = field(default_factory=list)
+    # Each kept change's measured effect: what its round's verified run improved, against the
+    # run before it ("skipped frames 1 -> 0", with how many changes were verified with it).
+    effects: dict[tuple[str, Change], str] = field(default_factory=dict)
 
     @property
     def dropped(self) -> list[Tried]:
@@ -141,6 +144,11 @@ def fix_verified(
         in_round(f"done in {seconds:.0f} s, {kept} change(s) kept" + (", stopped at its time limit" if search.out_of_time else ""))
         if accepted is None:
             break
+        together = sum(len(pick.changes) for pick in accepted.picks)
+        for pick in accepted.picks:
+            for change in pick.changes:
+                others = f", verified with {together - 1} other change(s)" if together > 1 else ""
+                result.effects[(pick.path, change)] = f"round {round_number}: {accepted.verdict.progress}{others}"
         result.kept.update(accepted.candidates)
         result.verdict, report = accepted.verdict, accepted.after
     result.after = report
@@ -357,7 +365,9 @@ class _RoundSearch:
 
     def first_picks(self) -> list[_Pick]:
         """One pick per change each file's full rewrite makes; an unsafe one at no break the run
-        saw is dropped at once (it changes behaviour and buys nothing)."""
+        saw is dropped at once (it changes behaviour and buys nothing). A safe one there stays: it
+        may fix a break a skipped frame hides (the loop behind a `with`), which only shows when
+        both are verified together."""
         picks = []
         for path in sorted(self.sites):
             try:

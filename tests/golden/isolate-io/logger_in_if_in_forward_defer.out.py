@@ -9,10 +9,7 @@ logger = logging.getLogger(__name__)
 
 @torch.compiler.disable
 def _deferred_logger_warning(*args):
-    """Runs `logger.warning` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    """
+    """graphweld isolate-io: `logger.warning`, run after the compiled graph."""
     logger.warning(*args, stacklevel=3)
 
 

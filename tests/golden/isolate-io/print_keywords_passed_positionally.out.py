@@ -6,10 +6,7 @@ from torch import nn
 
 @torch.compiler.disable
 def _deferred_print_done():
-    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    """
+    """graphweld isolate-io: `print`, run after the compiled graph."""
     print("done", end="")
 
 
@@ -18,11 +15,7 @@ torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_done)
 
 @torch.compiler.disable
 def _deferred_print_max(max_value):
-    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    The graph computes the values passed in; this turns them into output.
-    """
+    """graphweld isolate-io: `print`, run after the compiled graph."""
     print("max", max_value, sep=": ", file=sys.stderr)
 
 

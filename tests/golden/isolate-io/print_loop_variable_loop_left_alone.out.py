@@ -4,10 +4,7 @@ import torch
 
 @torch.compiler.disable
 def _deferred_print(*args):
-    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    """
+    """graphweld isolate-io: `print`, run after the compiled graph."""
     print(*args)
 
 

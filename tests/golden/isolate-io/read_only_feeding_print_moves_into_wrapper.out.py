@@ -4,10 +4,7 @@ from torch import nn
 
 @torch.compiler.disable
 def _deferred_print(*args):
-    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    """
+    """graphweld isolate-io: `print`, run after the compiled graph."""
     print(*args)
 
 
@@ -16,11 +13,7 @@ torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
 
 @torch.compiler.disable
 def _deferred_print_loss(loss):
-    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    The graph computes the values passed in; this turns them into output.
-    """
+    """graphweld isolate-io: `print`, run after the compiled graph."""
     print(f"loss {loss.item():.4f}")
 
 

@@ -4,11 +4,7 @@ from torch import nn
 
 @torch.compiler.disable
 def _deferred_print_mean(mean):
-    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    The graph computes the values passed in; this turns them into output.
-    """
+    """graphweld isolate-io: `print`, run after the compiled graph."""
     print(f"mean {mean.item():.4f}")
 
 

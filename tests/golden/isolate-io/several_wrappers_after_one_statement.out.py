@@ -3,27 +3,21 @@ import logging
 
 import torch
 
+logger = logging.getLogger(__name__)
+
 
 @torch.compiler.disable
 def _deferred_print(*args):
-    """Runs `print` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    """
+    """graphweld isolate-io: `print`, run after the compiled graph."""
     print(*args)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
 
-logger = logging.getLogger(__name__)
-
 
 @torch.compiler.disable
 def _deferred_logger_info(*args):
-    """Runs `logger.info` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    """
+    """graphweld isolate-io: `logger.info`, run after the compiled graph."""
     logger.info(*args, stacklevel=3)
 
 
@@ -32,10 +26,7 @@ torch._dynamo.config.reorderable_logging_functions.add(_deferred_logger_info)
 
 @torch.compiler.disable
 def _deferred_logger_warning(*args):
-    """Runs `logger.warning` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    """
+    """graphweld isolate-io: `logger.warning`, run after the compiled graph."""
     logger.warning(*args, stacklevel=3)
 
 

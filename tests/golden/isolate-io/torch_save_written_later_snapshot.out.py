@@ -4,10 +4,7 @@ from torch import nn
 
 @torch.compiler.disable
 def _deferred_torch_save(*args):
-    """Runs `torch.save` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    """
+    """graphweld isolate-io: `torch.save`, run after the compiled graph."""
     torch.save(*args)
 
 

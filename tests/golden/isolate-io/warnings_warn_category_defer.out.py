@@ -5,10 +5,7 @@ import torch
 
 @torch.compiler.disable
 def _deferred_warnings_warn_float64_input_is():
-    """Runs `warnings.warn` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    """
+    """graphweld isolate-io: `warnings.warn`, run after the compiled graph."""
     warnings.warn("float64 input is slow", UserWarning, 4)
 
 
@@ -17,10 +14,7 @@ torch._dynamo.config.reorderable_logging_functions.add(_deferred_warnings_warn_f
 
 @torch.compiler.disable
 def _deferred_warnings_warn_the_device_argument():
-    """Runs `warnings.warn` after the compiled graph instead of breaking it (graphweld isolate-io).
-
-    Registered in torch._dynamo.config.reorderable_logging_functions; never traced itself.
-    """
+    """graphweld isolate-io: `warnings.warn`, run after the compiled graph."""
     warnings.warn(
         "The `device` argument is deprecated and will be removed in v5 of Transformers.",
         FutureWarning,
