@@ -279,13 +279,13 @@ def _nothing_to_fix(paths: Sequence[str], settings: Settings) -> int | None:
 
 
 def _fix_interactive(paths: Sequence[str], settings: Settings, target: Target | None, show_traceback: bool) -> int:
-    from graphweld.frontends.progress import StepProgress
-    from graphweld.runs.entry import EntryError
-    from rich.text import Text
-
     import signal
 
+    from rich.text import Text
+
+    from graphweld.frontends.progress import StepProgress
     from graphweld.frontends.review import Review
+    from graphweld.runs.entry import EntryError
 
     # Ctrl-C must stop the review even when started from a shell that ignores SIGINT for
     # background jobs (the disposition is inherited).
@@ -320,8 +320,9 @@ def _fix_interactive(paths: Sequence[str], settings: Settings, target: Target | 
 
 def _collect(paths: Sequence[str], settings: Settings, jobs: int | None, show_progress: bool) -> list[FileResult]:
     """Every result, sorted by path; a progress bar once discovery finds more than a handful."""
-    from graphweld.engine import FileResult, run
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from graphweld.engine import FileResult, run
 
     progress = Progress(
         TextColumn("graphweld"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -349,7 +350,19 @@ def _fix_paths(
     paths: Sequence[str], settings: Settings, jobs: int | None, show_diff: bool, check: bool, output_format: str
 ) -> int:
     from graphweld.engine import selected_rules
-    from graphweld.frontends.report import AS_GIVEN, AS_WRITTEN, Summary, as_written, file_diff, lines_note, print_diff, results_as_github, results_as_json, results_as_sarif, site_line
+    from graphweld.frontends.report import (
+        AS_GIVEN,
+        AS_WRITTEN,
+        Summary,
+        as_written,
+        file_diff,
+        lines_note,
+        print_diff,
+        results_as_github,
+        results_as_json,
+        results_as_sarif,
+        site_line,
+    )
     from graphweld.source import SourceError, write_atomically
 
     err = _stderr()
@@ -479,14 +492,20 @@ def explain(entry: str | None, device: str, compile_options: str | None, timeout
     is run as a script (`python FILE`), as `graphweld explain -- python FILE` would.
     """
     from graphweld.frontends.progress import StepProgress
-    from graphweld.frontends.report import break_sites_table, explained_sites, picture, picture_table, recompiles_as_json, sites_as_json
+    from graphweld.frontends.report import (
+        BOUNDARY_NOTES,
+        break_sites_table,
+        explained_sites,
+        explanation_as_json,
+        picture_table,
+        print_fullgraph_failure,
+        print_recompiles,
+        print_trials,
+    )
     from graphweld.runs.entry import EntryError
+    from graphweld.runs.explanation import explain_target
     from graphweld.runs.targets import EntryTarget, target_for
     from graphweld.settings import SettingsError, find_config_file, load_settings
-
-    import json
-
-    from graphweld.runs.explanation import explain_target
 
     command = _command_argv()
     try:
@@ -504,13 +523,7 @@ def explain(entry: str | None, device: str, compile_options: str | None, timeout
     report, explained, trials = explanation.report, explanation.sites, explanation.trials
     _note_unused_options(report)
     if output_format == "json":
-        click.echo(json.dumps({
-            "device": report.device, "torch": report.torch_version, **picture(report),
-            "fullgraph_error": report.fullgraph_error,
-            "sites": sites_as_json(explained),
-            "recompile_sites": recompiles_as_json(report),
-            "capture_settings": _trials_json(trials),
-        }, indent=2))
+        click.echo(explanation_as_json(report, explained, trials))
         return
     out = _table_stdout()
     if explained:
@@ -519,56 +532,10 @@ def explain(entry: str | None, device: str, compile_options: str | None, timeout
     else:
         out.print("No graph breaks.")
     out.print(picture_table("totals", report))
-    _print_recompiles(out, report)
-    _print_fullgraph_failure(out, report)
-    out.print(_BOUNDARY_NOTES.get(report.compiled_by or "", ""), highlight=False)
-    _print_trials(out, trials)
-
-
-def _print_recompiles(out: Console, report) -> None:  # type: ignore[no-untyped-def]
-    from graphweld.frontends.report import short_path
-
-    for recompile in report.recompiles:
-        out.print(
-            f"Recompiled {recompile.function} ({short_path(recompile.file)}:{recompile.line}): {recompile.reason}",
-            highlight=False,
-        )
-
-
-def _print_fullgraph_failure(out: Console, report) -> None:  # type: ignore[no-untyped-def]
-    if report.fullgraph_relaxed:
-        out.print(
-            f"The program's own fullgraph=True fails ({report.fullgraph_error}); its breaks were measured "
-            "with fullgraph=True relaxed to False.",
-            highlight=False,
-        )
-
-
-def _trials_json(trials) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
-    return [
-        {"settings": list(trial.settings), "graph_breaks_before": len(trial.before.breaks),
-         "graph_breaks_after": len(trial.after.breaks), "graphs_before": trial.before.graphs,
-         "graphs_after": trial.after.graphs, "skipped_frames_before": trial.before.skipped_frames,
-         "skipped_frames_after": trial.after.skipped_frames, "outputs_equal": trial.outputs_equal}
-        for trial in trials
-    ]
-
-
-def _print_trials(out, trials) -> None:  # type: ignore[no-untyped-def]
-    for trial in trials:
-        flags = ",".join(f"{name}=true" for name in trial.settings)
-        out.print(f"Measured: {trial.line()} (--compile-options {flags}).", highlight=False)
-
-
-# What `explain` says about the compile boundary it measured (the README's "compile boundary").
-_BOUNDARY_NOTES = {
-    "command": "Compiled by the command's own code: every torch.compile its processes made was measured as it is.",
-    "entry": "Compiled by the entry's own code: its torch.compile calls were measured as they are, and "
-    "graphweld compiled nothing more. What the factory returns is not assumed compiled: code that runs "
-    "eagerly around the compiled functions is left alone.",
-    "graphweld": "Compiled by graphweld: calling what the factory returns compiled nothing by itself, so "
-    "graphweld compiled it (the entry convention); it and what it calls are compiled regions.",
-}
+    print_recompiles(out, report)
+    print_fullgraph_failure(out, report)
+    out.print(BOUNDARY_NOTES.get(report.compiled_by or "", ""), highlight=False)
+    print_trials(out, trials)
 
 
 @main.command()
@@ -582,10 +549,8 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
     Exit 0 when equal and not worse, 1 otherwise, 2 on errors.
     """
     from graphweld.frontends.progress import StepProgress
-    from graphweld.frontends.report import picture_table
-    from graphweld.runs.entry import EntryError
-    from rich.table import Table
-    from graphweld.runs.entry import RunFailed
+    from graphweld.frontends.report import outputs_table, picture_table, print_recompiles
+    from graphweld.runs.entry import EntryError, RunFailed
     from graphweld.runs.verify import failed, judge
 
     after_failed: RunFailed | None = None
@@ -607,14 +572,9 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
         raise click.exceptions.Exit(EXIT_PENDING)
     verdict = judge(before, after)
     out = _table_stdout()
-    table = Table(title=f"outputs: AFTER compiled vs BEFORE eager ({after.device})", title_justify="left")
-    for column in ("output", "equal", "detail"):
-        table.add_column(column)
-    for leaf in verdict.comparisons:
-        table.add_row(leaf.path, "yes" if leaf.equal else "[red]no[/]", leaf.detail)
-    out.print(table)
+    out.print(outputs_table(f"outputs: AFTER compiled vs BEFORE eager ({after.device})", verdict.comparisons))
     out.print(picture_table("compiled", before, after))
-    _print_recompiles(out, after)
+    print_recompiles(out, after)
     if verdict.ok:
         judged = f"better ({verdict.progress})" if verdict.progress else "the same picture"
         out.print(f"[green]verified[/]: equal outputs, printed output, log records and warnings; compiles {judged}")
@@ -635,14 +595,31 @@ def _note_unused_options(report) -> None:  # type: ignore[no-untyped-def]
 
 def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show_diff: bool, check: bool,
                   output_format: str, show_traceback: bool) -> int:
-    from graphweld.frontends.progress import StepProgress
-    from graphweld.frontends.report import AS_GIVEN, AS_WRITTEN, break_sites_table, change_as_written, explained_sites, lines_note, picture, picture_table, place, print_diff, recompiles_as_given, recompiles_as_json, short_path, site_line, sites_as_given, sites_as_json, unified_diff
-    from graphweld.runs.entry import EntryError
-    from graphweld.runs.targets import EntryTarget
     from rich.text import Text
 
-    import json
-
+    from graphweld.frontends.progress import StepProgress
+    from graphweld.frontends.report import (
+        AS_GIVEN,
+        AS_WRITTEN,
+        break_sites_table,
+        change_as_written,
+        explained_sites,
+        lines_note,
+        picture_table,
+        place,
+        print_diff,
+        print_fullgraph_failure,
+        print_recompiles,
+        print_trials,
+        recompiles_as_given,
+        short_path,
+        site_line,
+        sites_as_given,
+        unified_diff,
+        verified_fix_as_json,
+    )
+    from graphweld.runs.entry import EntryError
+    from graphweld.runs.targets import EntryTarget
     from graphweld.runs.verified_fix import fix_verified
 
     err = _stderr()
@@ -664,29 +641,7 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
         recompiles = recompiles_as_given(recompiles, rewritten)
     after = dataclasses.replace(after, recompiles=recompiles)
     if output_format == "json":
-        click.echo(json.dumps({
-            "device": result.before.device,
-            "before": picture(result.before),
-            "after": picture(after),
-            "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
-            "effects": [
-                {"path": path, "line": change.location.line, "rule": change.rule, "effect": effect}
-                for (path, change), effect in result.effects.items()
-            ],
-            "tried": [_tried_json(item) for item in result.tried],
-            "errors": result.errors, "written": write, "lines": AS_WRITTEN if write else AS_GIVEN,
-            "remaining": sites_as_json(remaining),
-            "recompile_sites": recompiles_as_json(after),
-            "capture_settings": _trials_json(trials),
-            "capture_setting_fix": None if setting_fix is None else {
-                "path": setting_fix.path, "line": setting_fix.line, "settings": list(setting_fix.trial.settings),
-            },
-            "capture_setting_note": setting_note,
-            "rounds": [
-                {"round": item.number, "seconds": item.seconds, "kept": item.kept, "out_of_time": item.out_of_time}
-                for item in result.rounds
-            ],
-        }, indent=2))
+        click.echo(verified_fix_as_json(result, after, remaining, write))
     else:
         out = _stdout()
         for path, candidate in sorted(result.kept.items()):
@@ -713,15 +668,15 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
             err.print(f"{result.sites_outside} break site(s) lie outside the given paths and were left alone.")
         tables = _table_stderr()
         tables.print(picture_table(f"compiled on {result.before.device}" if result.before.device else "compiled", result.before, after))
-        _print_recompiles(err, after)
-        _print_fullgraph_failure(err, after)
+        print_recompiles(err, after)
+        print_fullgraph_failure(err, after)
         if remaining:
             tables.print(break_sites_table("graph breaks left", explained_sites(remaining)))
         else:
             err.print("No graph breaks left.")
         if result.kept:
             err.print(lines_note(AS_WRITTEN if write else AS_GIVEN), highlight=False)
-        _print_trials(err, trials)
+        print_trials(err, trials)
         if setting_fix is not None:
             if show_diff:
                 print_diff(out, unified_diff(setting_fix.path, setting_fix.source.text, setting_fix.fixed))
@@ -738,17 +693,6 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
     return EXIT_PENDING if result.kept or setting_fix is not None else EXIT_OK
 
 
-def _tried_json(item) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    """A change `fix --entry` verified and dropped, or kept as a site's next fix."""
-    change = item.change
-    first = item.instead_of
-    return {
-        "path": item.path, "line": change.location.line, "column": change.location.column, "rule": change.rule,
-        "form": change.form or None, "safety": change.safety.value, "kept": item.kept, "why": item.why or None,
-        "instead_of": None if first is None else {"rule": first.rule, "form": first.form or None, "line": first.location.line},
-    }
-
-
 @main.command()
 def lsp() -> None:
     """Run the language server over stdio (for editors: diagnostics and quick fixes)."""
@@ -761,9 +705,10 @@ def lsp() -> None:
 @click.argument("rule_id", required=False)
 def rules(rule_id: str | None) -> None:
     """List the rules, or print the documentation of RULE_ID."""
-    from graphweld.codemods import RULES, RULES_BY_ID
     from rich.markdown import Markdown
     from rich.table import Table
+
+    from graphweld.codemods import RULES, RULES_BY_ID
 
     out = _stdout()
     if rule_id is None:

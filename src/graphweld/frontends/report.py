@@ -506,3 +506,112 @@ def _sarif_replacement(edit) -> dict:  # type: ignore[no-untyped-def]
 
 def _uri(path: str) -> str:
     return Path(path).as_posix()
+
+
+# -- what a run shows (explain, fix with a run) ------------------------------------------------
+
+
+def print_recompiles(out: Console, report) -> None:  # type: ignore[no-untyped-def]
+    for recompile in report.recompiles:
+        out.print(
+            f"Recompiled {recompile.function} ({short_path(recompile.file)}:{recompile.line}): {recompile.reason}",
+            highlight=False,
+        )
+
+
+def print_fullgraph_failure(out: Console, report) -> None:  # type: ignore[no-untyped-def]
+    if report.fullgraph_relaxed:
+        out.print(
+            f"The program's own fullgraph=True fails ({report.fullgraph_error}); its breaks were measured "
+            "with fullgraph=True relaxed to False.",
+            highlight=False,
+        )
+
+
+def print_trials(out, trials) -> None:  # type: ignore[no-untyped-def]
+    for trial in trials:
+        flags = ",".join(f"{name}=true" for name in trial.settings)
+        out.print(f"Measured: {trial.line()} (--compile-options {flags}).", highlight=False)
+
+
+# What `explain` says about the compile boundary it measured (the README's "compile boundary").
+BOUNDARY_NOTES = {
+    "command": "Compiled by the command's own code: every torch.compile its processes made was measured as it is.",
+    "entry": "Compiled by the entry's own code: its torch.compile calls were measured as they are, and "
+    "graphweld compiled nothing more. What the factory returns is not assumed compiled: code that runs "
+    "eagerly around the compiled functions is left alone.",
+    "graphweld": "Compiled by graphweld: calling what the factory returns compiled nothing by itself, so "
+    "graphweld compiled it (the entry convention); it and what it calls are compiled regions.",
+}
+
+
+
+def trials_as_json(trials) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    return [
+        {"settings": list(trial.settings), "graph_breaks_before": len(trial.before.breaks),
+         "graph_breaks_after": len(trial.after.breaks), "graphs_before": trial.before.graphs,
+         "graphs_after": trial.after.graphs, "skipped_frames_before": trial.before.skipped_frames,
+         "skipped_frames_after": trial.after.skipped_frames, "outputs_equal": trial.outputs_equal}
+        for trial in trials
+    ]
+
+
+def tried_as_json(item) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """A change `fix --entry` verified and dropped, or kept as a site's next fix."""
+    change = item.change
+    first = item.instead_of
+    return {
+        "path": item.path, "line": change.location.line, "column": change.location.column, "rule": change.rule,
+        "form": change.form or None, "safety": change.safety.value, "kept": item.kept, "why": item.why or None,
+        "instead_of": None if first is None else {"rule": first.rule, "form": first.form or None, "line": first.location.line},
+    }
+
+
+def outputs_table(title: str, comparisons) -> Table:  # type: ignore[no-untyped-def]
+    """`graphweld verify`'s table: each output leaf, equal or not, and how it differs."""
+    table = Table(title=title, title_justify="left")
+    for column in ("output", "equal", "detail"):
+        table.add_column(column)
+    for leaf in comparisons:
+        table.add_row(leaf.path, "yes" if leaf.equal else "[red]no[/]", leaf.detail)
+    return table
+
+
+def explanation_as_json(report, explained, trials) -> str:  # type: ignore[no-untyped-def]
+    """`graphweld explain --format json`."""
+    return json.dumps({
+        "device": report.device, "torch": report.torch_version, **picture(report),
+        "fullgraph_error": report.fullgraph_error,
+        "sites": sites_as_json(explained),
+        "recompile_sites": recompiles_as_json(report),
+        "capture_settings": trials_as_json(trials),
+    }, indent=2)
+
+
+def verified_fix_as_json(result, after, remaining, written: bool) -> str:  # type: ignore[no-untyped-def]
+    """`graphweld fix --entry/-- CMD --format json`: `after` and `remaining` located in the files
+    as the user has them (as written, or as given)."""
+    setting_fix = result.setting_fix
+    return json.dumps({
+        "device": result.before.device,
+        "before": picture(result.before),
+        "after": picture(after),
+        "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
+        "effects": [
+            {"path": path, "line": change.location.line, "rule": change.rule, "effect": effect}
+            for (path, change), effect in result.effects.items()
+        ],
+        "tried": [tried_as_json(item) for item in result.tried],
+        "errors": result.errors, "written": written, "lines": AS_WRITTEN if written else AS_GIVEN,
+        "remaining": sites_as_json(remaining),
+        "recompile_sites": recompiles_as_json(after),
+        "capture_settings": trials_as_json(result.trials),
+        "capture_setting_fix": None if setting_fix is None else {
+            "path": setting_fix.path, "line": setting_fix.line, "settings": list(setting_fix.trial.settings),
+        },
+        "capture_setting_note": result.setting_note,
+        "rounds": [
+            {"round": item.number, "seconds": item.seconds, "kept": item.kept, "out_of_time": item.out_of_time}
+            for item in result.rounds
+        ],
+    }, indent=2)
