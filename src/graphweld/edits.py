@@ -79,9 +79,14 @@ def minimal_edits(old: str, new: str) -> tuple[TextEdit, ...]:
     return tuple(hunks) or (outer,)
 
 
+def _definition_order(text: str) -> tuple[bool, str]:
+    return not text.lstrip().startswith(("import ", "from ")), text.lstrip()
+
+
 def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     """`text` with every edit applied; the edits must not overlap, except that insertions of
-    definitions at the same line combine (each distinct text once, in the order given).
+    definitions at the same line combine: each distinct text once, imports first and then by their
+    text, so the result does not depend on the order the changes came in.
 
     At one line, definitions come first, then other insertions, then the replaced lines.
     """
@@ -95,7 +100,7 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
                 texts.append(edit.new_text)
         else:
             others.append(edit)
-    ordered = [*others, *(TextEdit(line, line, "".join(texts)) for line, texts in combined.items())]
+    ordered = [*others, *(TextEdit(line, line, "".join(sorted(texts, key=_definition_order))) for line, texts in combined.items())]
     # Later lines first, so earlier indices stay valid; at one line the replacement goes first
     # and insertions after it (each inserted before what is already there).
     for edit in sorted(ordered, key=lambda e: (e.start_line, e.end_line), reverse=True):

@@ -3,21 +3,21 @@ from torch import nn
 
 
 @torch.compiler.disable
-def _deferred_print_file(f, sum_value):
-    """graphweld isolate-io: `print`, run after the compiled graph."""
-    print(f"file {f}", sum_value)
-
-
-torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_file)
-
-
-@torch.compiler.disable
 def _deferred_print(*args):
     """graphweld isolate-io: `print`, run after the compiled graph."""
     print(*args)
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
+
+
+@torch.compiler.disable
+def _deferred_print_file(f, sum_value):
+    """graphweld isolate-io: `print`, run after the compiled graph."""
+    print(f"file {f}", sum_value)
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_print_file)
 
 f = "module-level"
 

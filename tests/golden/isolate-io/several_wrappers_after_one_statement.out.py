@@ -7,15 +7,6 @@ logger = logging.getLogger(__name__)
 
 
 @torch.compiler.disable
-def _deferred_print(*args):
-    """graphweld isolate-io: `print`, run after the compiled graph."""
-    print(*args)
-
-
-torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
-
-
-@torch.compiler.disable
 def _deferred_logger_info(*args):
     """graphweld isolate-io: `logger.info`, run after the compiled graph."""
     logger.info(*args, stacklevel=3)
@@ -31,6 +22,15 @@ def _deferred_logger_warning(*args):
 
 
 torch._dynamo.config.reorderable_logging_functions.add(_deferred_logger_warning)
+
+
+@torch.compiler.disable
+def _deferred_print(*args):
+    """graphweld isolate-io: `print`, run after the compiled graph."""
+    print(*args)
+
+
+torch._dynamo.config.reorderable_logging_functions.add(_deferred_print)
 
 
 @torch.compile
