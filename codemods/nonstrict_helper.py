@@ -19,7 +19,7 @@ from graphweld.analysis.scopes import (
     parameter_names,
     target_names,
 )
-from graphweld.analysis.torch_api import nonstrict_trace_name
+from graphweld.analysis.torch_api import NONSTRICT_TRACE
 from graphweld.walk import children, is_expression, iter_nodes
 
 # Breaks that make a helper a candidate: Dynamo cannot trace it, though it may well be pure. I/O,
@@ -84,8 +84,11 @@ class NonstrictHelper(Rule):
     ```python
         return torch._dynamo.nonstrict_trace(g)(w)
     ```
-    `torch.compiler.nonstrict_trace` is used instead when the installed torch has that public
-    alias.
+    The rewrite writes `torch._dynamo.nonstrict_trace` whichever torch graphweld runs under, so the
+    file runs on every torch graphweld admits (2.7 and later): torch 2.14's public alias
+    `torch.compiler.nonstrict_trace` does not exist before 2.14, and Dynamo 2.14 skips it at a call
+    site (GB0007), while it traces `torch._dynamo.nonstrict_trace` in both forms (measured on 2.13
+    and 2.14).
 
     ## Safety
     Safe for pure helpers, which is what the rule checks: no I/O, no `global`/`nonlocal`, no
@@ -179,7 +182,7 @@ class NonstrictHelper(Rule):
                 "(nonstrict_trace is sound only for pure helpers that return their results)",
             )
             return
-        api = nonstrict_trace_name()
+        api = NONSTRICT_TRACE
         extra = self._torch_import()
         if extra is None:
             self._decorated.add(name)

@@ -33,6 +33,7 @@ from graphweld.positions import Span, node_spans, simple_statement_lines
 from graphweld.edits import TextEdit, apply_edits, minimal_edits, ranges_overlap, split_lines
 from graphweld.notebook import Notebook, is_notebook, read_notebook
 from graphweld.analysis.project import ProjectIndex
+from graphweld.analysis.torch_api import installed_torch
 from graphweld.prefilter import MAY_HOLD_SITE, UNCOMPILED, file_verdict
 from graphweld.analysis.regions import CompiledRegions
 from graphweld.reparse import spliced_module
@@ -477,7 +478,8 @@ def propose(
                 (spans[id(node)].start_line, spans[id(node)].end_line) for node in finding.resolves if id(node) in spans
             )
             change = Change(
-                path, finding.rule, finding.safety, location, finding.message, edits, replaced_lines, resolved,
+                path, finding.rule, finding.safety, location, _with_torch_note(finding.rule, finding.message), edits,
+                replaced_lines, resolved,
                 finding.form, finding.ends_region,
             )
             if excluded is None or not excluded(change.key):
@@ -488,6 +490,20 @@ def propose(
     proposals.changes.sort(key=lambda change: (change.location.line, change.location.column, change.rule))
     proposals.reports.sort(key=lambda report: (report.location.line, report.location.column, report.rule))
     return proposals
+
+
+def _with_torch_note(rule_id: str, message: str) -> str:
+    """A change's message, saying so when the installed torch no longer breaks where its rule
+    looks (`Rule.unneeded_from_torch`)."""
+    unneeded = RULES_BY_ID[rule_id].unneeded_from_torch if rule_id in RULES_BY_ID else None
+    installed = installed_torch()
+    if unneeded is None or installed is None or installed < unneeded:
+        return message
+    first = ".".join(map(str, unneeded))
+    return (
+        f"{message} (not needed on the installed torch {installed[0]}.{installed[1]}, whose Dynamo no longer breaks "
+        f"here; kept for torch before {first}, which graphweld admits)"
+    )
 
 
 def _mentions_trigger(text: str, rule: type[Rule], settings: Settings) -> bool:

@@ -190,6 +190,10 @@ class Rule:
     # Whether a site needs a call to a graph-breaking function (the prefilter looks for one);
     # rules about decisions on tensor values look for their trigger words alone.
     needs_breaker_call: ClassVar[bool] = True
+    # The first torch (major, minor) whose Dynamo no longer breaks where the rule looks. The rule
+    # still rewrites there (the same output on every torch graphweld admits, and the file keeps
+    # compiling whole on the older ones), and its message says the installed torch does not need it.
+    unneeded_from_torch: ClassVar[tuple[int, int] | None] = None
     # Whether the rule fixes a break from a frame that led to it (its change is at a call on the
     # break's stack, in `RuleContext.stack_lines`, not at the break): it runs on such files even
     # where nothing is known to be compiled.
