@@ -39,6 +39,8 @@ class Settings:
     max_unroll: int = 16
     # How long one round of a verified fix may search before it keeps what it verified so far.
     round_seconds: int = 900
+    # Under a run: also write a rewrite whose replaced code the entry's runs never reached.
+    unexercised_fixes: bool = False
     # gitignore-style patterns excluded from directory walks.
     exclude: tuple[str, ...] = ()
     # Where the settings came from, for messages.
@@ -60,6 +62,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "resumable-context-managers": ("resumable_context_managers", "names"),
     "max-unroll": ("max_unroll", "int"),
     "round-seconds": ("round_seconds", "int"),
+    "unexercised-fixes": ("unexercised_fixes", "bool"),
     "exclude": ("exclude", "names"),
 }
 

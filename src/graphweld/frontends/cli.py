@@ -154,6 +154,8 @@ def main() -> None:
 @click.option("--train", is_flag=True, help=_TRAIN_HELP)
 @click.option("--test", "test_command", metavar="CMD", help="A command that must pass with the rewritten files before "
               "anything is written (with --entry or -- CMD), e.g. \"pytest -x tests\".")
+@click.option("--unexercised-fixes", is_flag=True, default=None, help="With a run: also write rewrites of code the "
+              "entry's runs never reached (not verified by them).")
 @click.option("--traceback", "show_traceback", is_flag=True, help=_TRACEBACK_HELP)
 def fix(
     paths: tuple[str, ...],
@@ -175,6 +177,7 @@ def fix(
     timeout: float,
     train: bool,
     test_command: str | None,
+    unexercised_fixes: bool | None,
     show_traceback: bool,
 ) -> None:
     """Fix graph breaks in the Python files under PATHS (files are rewritten in place).
@@ -208,6 +211,8 @@ def fix(
         overrides["unsafe_fixes"] = unsafe_fixes
     if assume_compiled:
         overrides["assume_compiled"] = True
+    if unexercised_fixes:
+        overrides["unexercised_fixes"] = True
     settings = settings.replace(**overrides)
     if selected_ids(settings) is None:
         from graphweld.engine import RuleSelectionError, selected_rules
@@ -650,7 +655,7 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
             for change in candidate.applied:
                 first = instead_of.get((path, change))
                 shown = change_as_written(change, candidate.source.text, candidate.fixed) if write else change
-                said = [result.effects.get((path, change), "")]
+                said = [result.effects.get((path, change), ""), result.exercised.get((path, change), "")]
                 if first:
                     said.append(f"tried after {first.rule} at line {first.location.line} did not verify")
                 verified = "verified" + (f" ({'; '.join(filter(None, said))})" if any(said) else "")

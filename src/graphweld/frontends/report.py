@@ -598,7 +598,8 @@ def verified_fix_as_json(result, after, remaining, written: bool) -> str:  # typ
         "after": picture(after),
         "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
         "effects": [
-            {"path": path, "line": change.location.line, "rule": change.rule, "effect": effect}
+            {"path": path, "line": change.location.line, "rule": change.rule, "effect": effect,
+             "exercised": result.exercised.get((path, change))}
             for (path, change), effect in result.effects.items()
         ],
         "tried": [tried_as_json(item) for item in result.tried],

@@ -19,7 +19,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from graphweld.runs.runner import DYNAMO_SETTINGS
 
@@ -223,6 +223,8 @@ class RunReport:
     train: bool = False
     # Compiled backward graphs (AOTAutograd's) the first training step ran (None: inference).
     backward_graphs: int | None = None
+    # The eager run's executed lines of the files it was asked to watch: real path -> line -> hits.
+    coverage: dict[str, dict[int, int]] = field(default_factory=dict)
     # The Dynamo switches measured for any break whatever its hints (`nested_graph_breaks`) that
     # the run's torch has, off in this run.
     resume_settings: tuple[str, ...] = ()
@@ -272,11 +274,13 @@ class RunSettings:
         overlay: dict[str, str] | None = None,
         compile_options: dict[str, Any] | None = None,
         check_fullgraph: bool = True,
+        coverage_files: Sequence[str] = (),
     ) -> RunReport:
         """`run_entry` with these settings (`compile_options` replaces theirs for one run)."""
         return run_entry(
             entry, modes, device=self.device, overlay=overlay, check_fullgraph=check_fullgraph, timeout=self.timeout,
             compile_options=self.compile_options if compile_options is None else compile_options, train=self.train,
+            coverage_files=coverage_files,
         )
 
 
@@ -292,11 +296,11 @@ def parse_entry(entry: str) -> tuple[str, str | None]:
 def check_entry_defines(path: str, factory: str | None) -> None:
     """Raise EntryError, before any run, when the entry file cannot define its factory or
     `GetInput`: the run would only find out after importing torch and the model."""
-    for name in (factory or "my_model_function", "GetInput"):
-        if not _may_bind(path, name):
+    for names in ((factory or "my_model_function",), ("GetInput", "GetInputs")):
+        if not any(_may_bind(path, name) for name in names):
             raise EntryError(
-                f"{path}: an entry defines `{name}()` (my_model_function() returns the model, GetInput() "
-                f"its input); this file defines no `{name}`"
+                f"{path}: an entry defines `{names[0]}()` (my_model_function() returns the model, GetInput() "
+                f"its input, or GetInputs() several); this file defines no `{names[0]}`"
             )
 
 
@@ -332,9 +336,11 @@ def run_entry(
     check_fullgraph: bool = True,
     timeout: float = DEFAULT_TIMEOUT,
     train: bool = False,
+    coverage_files: Sequence[str] = (),
 ) -> RunReport:
     """Run `entry` in a fresh interpreter and return what it reported (`train`: each call a
-    training step, see the runner's `Program`). A program whose own
+    training step, see the runner's `Program`; `coverage_files`: real paths whose lines the eager
+    run records, `RunReport.coverage`). A program whose own
     `fullgraph=True` compile fails is run compiled once more, in another interpreter, with it
     relaxed: the failure is its `fullgraph` verdict, the relaxed run its breaks."""
     path, factory = parse_entry(entry)
@@ -347,6 +353,7 @@ def run_entry(
         "overlay": overlay or {},
         "check_fullgraph": check_fullgraph,
         "train": train,
+        "coverage_files": sorted(coverage_files),
     }
     result, outputs = _run_runner(entry, path, request, timeout)
     if result.get("fullgraph_failed"):
@@ -378,6 +385,7 @@ def run_entry(
         fullgraph_relaxed=bool(result.get("fullgraph_relaxed")),
         train=train,
         backward_graphs=result.get("backward_graphs"),
+        coverage={file: {int(line): count for line, count in lines.items()} for file, lines in result.get("coverage", {}).items()},
         resume_settings=tuple(result.get("resume_settings", ())),
     )
 

@@ -333,10 +333,17 @@ class Program:
         return _to_device(self.module.GetInput(), self.device)
 
     def inputs(self) -> list[Any]:
-        """The inputs the program is called with, in order: the entry's input, the same input
-        made again, and `GetInput()` under another seed when that has the same structure, shapes
-        and dtypes (its values may differ; a different shape would recompile for a reason of its
-        own)."""
+        """The inputs the program is called with, in order: those `GetInputs()` returns, when the
+        entry defines it (different lengths, masks, values that take the other side of a branch);
+        else the entry's input, the same input made again, and `GetInput()` under another seed
+        when that has the same structure, shapes and dtypes (its values may differ; a different
+        shape would recompile for a reason of its own)."""
+        import torch
+
+        several = getattr(self.module, "GetInputs", None)
+        if callable(several):
+            torch.manual_seed(0)
+            return [_to_device(value, self.device) for value in several()]
         first, again, second = self.entry_input(0), self.entry_input(0), self.entry_input(1)
         return [first, again, second] if _same_layout(first, second) else [first, again]
 
@@ -719,6 +726,51 @@ class FullgraphFailed(Exception):
     """The program's own `fullgraph=True` compile failed: measured again with it relaxed."""
 
 
+class LineCoverage:
+    """Which lines of the given files the eager reference run executed, and how often: what a
+    kept rewrite's verdict says it exercised. Traced with `sys.settrace`, scoped to those files (a
+    frame of any other file is not traced line by line), so the cost is one check per call made."""
+
+    def __init__(self, files: Any) -> None:
+        self.files = frozenset(files)
+        self.hits: dict[str, dict[int, int]] = {}
+
+    @contextlib.contextmanager
+    def recording(self):  # type: ignore[no-untyped-def]
+        if not self.files:
+            yield
+            return
+        files, hits = self.files, self.hits
+        # A code object's file name -> its real path's counts, or None for a file not watched.
+        watched: dict[str, dict[int, int] | None] = {}
+
+        def counts_of(name: str) -> dict[int, int] | None:
+            if name not in watched:
+                real = os.path.realpath(name)
+                watched[name] = hits.setdefault(real, {}) if real in files else None
+            return watched[name]
+
+        def lines(frame, event, arg):  # type: ignore[no-untyped-def]
+            if event == "line":
+                counts = counts_of(frame.f_code.co_filename)
+                if counts is not None:
+                    counts[frame.f_lineno] = counts.get(frame.f_lineno, 0) + 1
+            return lines
+
+        def calls(frame, event, arg):  # type: ignore[no-untyped-def]
+            return lines if counts_of(frame.f_code.co_filename) is not None else None
+
+        previous = sys.gettrace()
+        sys.settrace(calls)
+        try:
+            yield
+        finally:
+            sys.settrace(previous)
+
+    def as_json(self) -> dict[str, dict[str, int]]:
+        return {file: {str(line): count for line, count in counts.items()} for file, counts in self.hits.items() if counts}
+
+
 def _calls(program: Program, model: Any, inputs: list[Any], after_first: Any = None) -> list[Any]:
     """The program called with each input in turn (seeded per call, the same in every run);
     `after_first()` is asked after the first call whether to go on."""
@@ -821,7 +873,7 @@ def _fullgraph(program: Program, compiled_by: str, dynamic: Any) -> dict[str, An
     import torch._dynamo
 
     torch._dynamo.reset()
-    model, value = program.fresh_model(), program.entry_input(0)
+    model, value = program.fresh_model(), program.inputs()[0]
     try:
         with program.grad_mode(), contextlib.redirect_stdout(io.StringIO()):
             if compiled_by == "graphweld":
@@ -881,9 +933,10 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     programs.install()
     module = _load_entry(request["entry"], overlay)
     factory = request.get("factory") or "my_model_function"
-    for required in (factory, "GetInput"):
-        if not callable(getattr(module, required, None)):
-            raise RuntimeError(f"the entry defines no `{required}()`")
+    if not callable(getattr(module, factory, None)):
+        raise RuntimeError(f"the entry defines no `{factory}()`")
+    if not callable(getattr(module, "GetInput", None)) and not callable(getattr(module, "GetInputs", None)):
+        raise RuntimeError("the entry defines no `GetInput()` (or `GetInputs()`)")
     program = Program(module, factory, device, train=bool(request.get("train")))
     outputs: dict[str, Any] = {}
 
@@ -891,10 +944,12 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         model = program.fresh_model()
         inputs = program.inputs()
         shown = _OutputRecorder()
+        covered = LineCoverage(request.get("coverage_files") or ())
         # Every torch.compile the program makes is turned off: the reference is the plain program.
-        with shown.recording(), _stance("force_eager"):
+        with shown.recording(), _stance("force_eager"), covered.recording():
             outputs["eager_calls"] = _calls(program, model, inputs)
         result.update(shown.fields("eager"))
+        result["coverage"] = covered.as_json()
 
     if "compiled" in request["modes"]:
         try:

@@ -12,7 +12,7 @@ command, when given, must pass with the rewritten files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from graphweld.runs.command import Command, command_for_script, run_command
 from graphweld.runs.entry import EntryError, RunReport, RunSettings, check_entry_defines, parse_entry
@@ -28,8 +28,9 @@ class Target(Protocol):
     # What `reference()` runs, for progress messages.
     reference_run: str
 
-    def reference(self) -> RunReport:
-        """The run a rewrite is judged against (before any change)."""
+    def reference(self, coverage_files: Sequence[str] = ()) -> RunReport:
+        """The run a rewrite is judged against (before any change); an entry's eager run records
+        which lines of `coverage_files` it executed (`RunReport.coverage`)."""
 
     def compiled(self, overlay: dict[str, str], compile_options: dict[str, Any] | None = None) -> RunReport:
         """A compiled run with the rewritten files (real path -> text) served."""
@@ -78,8 +79,8 @@ class EntryTarget:
         """What `reference()` runs, for progress messages."""
         return "the entry eagerly (the reference) and compiled"
 
-    def reference(self) -> RunReport:
-        return self.runs.run(self.entry)
+    def reference(self, coverage_files: Sequence[str] = ()) -> RunReport:
+        return self.runs.run(self.entry, coverage_files=coverage_files)
 
     def compiled(self, overlay: dict[str, str], compile_options: dict[str, Any] | None = None) -> RunReport:
         modes = ("compiled",) if compile_options is None else ("eager", "compiled")
@@ -107,7 +108,8 @@ class CommandTarget:
         """What `reference()` runs, for progress messages."""
         return f"the command `{self.name}`"
 
-    def reference(self) -> RunReport:
+    def reference(self, coverage_files: Sequence[str] = ()) -> RunReport:
+        # A command has no eager twin to record coverage in.
         return self.compiled({})
 
     def compiled(self, overlay: dict[str, str], compile_options: dict[str, Any] | None = None) -> RunReport:

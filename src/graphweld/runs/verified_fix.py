@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from graphweld.discover import discover
+from graphweld.edits import LineMap
 from graphweld.engine import Change, ChangeKey, FixOutcome, fix_text
 from graphweld.runs.capture_fix import CaptureSettingFix, best_trial, capture_setting_fix
 from graphweld.runs.entry import EntryError, FileSites, RunReport, sites_by_file
 from graphweld.runs.explanation import CaptureTrial, ExplainedSite, explain_sites, measure_capture_settings
+from graphweld.runs.exercised import NOT_RECORDED, Exercise, exercised
 from graphweld.runs.targets import EntryTarget, Target, check_tests_pass, tests_fail
 from graphweld.runs.verify import Verdict, compare_pictures, failed, verdict_line
 from graphweld.rule import Safety
@@ -98,6 +100,9 @@ class VerifiedFix:
     # Each kept change's measured effect: what its round's verified run improved, against the
     # run before it ("skipped frames 1 -> 0", with how many changes were verified with it).
     effects: dict[tuple[str, Change], str] = field(default_factory=dict)
+    # What the eager reference run exercised of each kept change ("verified on both sides ..."),
+    # and for a file of an installed package, which entry reached it.
+    exercised: dict[tuple[str, Change], str] = field(default_factory=dict)
 
     @property
     def dropped(self) -> list[Tried]:
@@ -120,11 +125,11 @@ def fix_verified(
 ) -> VerifiedFix:
     """The whole verified fix; with `write`, the kept rewrites (and a capture setting) written."""
     check_tests_pass(target, progress)
-    progress(f"running {target.reference_run}")
-    before = target.reference()
-    result = VerifiedFix(before=before)
     files, _ = discover(paths, settings.exclude)
     under = {os.path.realpath(path): path for path in files}
+    progress(f"running {target.reference_run}")
+    before = target.reference(coverage_files=tuple(under))
+    result = VerifiedFix(before=before)
     report = before
     for round_number in range(1, MAX_ROUNDS + 1):
         in_round = lambda message, n=round_number: progress(f"round {n}: {message}")  # noqa: E731
@@ -149,6 +154,7 @@ def fix_verified(
             for change in pick.changes:
                 others = f", verified with {together - 1} other change(s)" if together > 1 else ""
                 result.effects[(pick.path, change)] = f"round {round_number}: {accepted.verdict.progress}{others}"
+                result.exercised[(pick.path, change)] = search.exercise(pick.path, change).said + _reach(pick.path, target)
         result.kept.update(accepted.candidates)
         result.verdict, report = accepted.verdict, accepted.after
     result.after = report
@@ -378,11 +384,26 @@ class _RoundSearch:
             # A change made at a call on a break's stack is at that break too.
             lines = self.sites[path].lines | self.sites[path].stack_lines
             for change in outcome.applied:
+                exercise = self.exercise(path, change)
                 if change.safety is Safety.UNSAFE and not any(change.targets_line(line) for line in lines):
                     self.drop(path, [change], "it buys nothing: unsafe, and no break the run saw is at it")
+                elif not exercise.ran and not self.settings.unexercised_fixes:
+                    self.drop(path, [change], f"{exercise.said} (--unexercised-fixes writes it)")
                 else:
                     picks.append(_Pick(path, (change,)))
         return picks
+
+    def exercise(self, path: str, change: Change) -> Exercise:
+        """What the eager reference run exercised of the statement `change` replaces (located in
+        the round's text of the file, which earlier rounds may have rewritten)."""
+        real = os.path.realpath(path)
+        if not isinstance(self.target, EntryTarget):
+            return NOT_RECORDED
+        source, text, _ = self.base(path)
+        line = change.location.line
+        if text != source.text:
+            line = LineMap.between(source.text, text).to_old(line)
+        return exercised(line, source.text, self.result.before.coverage.get(real, {}))
 
     def ran_out(self, picks: Sequence[_Pick]) -> bool:
         """Past the round's time limit: the picks are listed as not tried."""
@@ -481,6 +502,13 @@ class _RoundSearch:
             )
             if not said:
                 self.result.tried.append(Tried(path, change, False, why, instead_of))
+
+
+def _reach(path: str, target: Target) -> str:
+    """For a rewrite in an installed package: the one entry point that reached it."""
+    if os.sep + "site-packages" + os.sep not in os.path.realpath(path):
+        return ""
+    return f"; reached from {target.name} only: other code importing this file was not run"
 
 
 def _why_not(verdict: Verdict) -> str:

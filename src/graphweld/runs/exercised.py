@@ -1,0 +1,67 @@
+"""What a verification exercised of a rewrite: which of the statements a change replaced the
+eager reference run executed, and for a branch which sides it took, for a loop how many
+iterations, for a guard whether it fired (from the run's line counts, `RunReport.coverage`).
+
+A rewrite verified on inputs that never reach it has proved nothing about it; one verified on one
+side of a branch has proved nothing about the other. The verdict says which.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """`ran`: whether the statement the change replaced ran at all; `said`: for a person."""
+
+    ran: bool
+    said: str
+
+
+NOT_RECORDED = Exercise(True, "what it exercised is not recorded (a command has no eager run)")
+
+
+@functools.lru_cache(maxsize=64)
+def _statements_by_line(text: str) -> dict[int, ast.stmt]:
+    """Each line's outermost statement starting there."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[int, ast.stmt] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno not in found:
+            found[node.lineno] = node
+    return found
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
+def exercised(line: int, text: str, hits: dict[int, int]) -> Exercise:
+    """What the run whose line counts are `hits` exercised of the statement at `line` of `text`
+    (the file as that run ran it)."""
+    statement = _statements_by_line(text).get(line)
+    ran = hits.get(line, 0)
+    if ran == 0:
+        return Exercise(False, "not exercised: the entry never reached this code")
+    if isinstance(statement, ast.If):
+        true_side = hits.get(statement.body[0].lineno, 0)
+        false_side = hits.get(statement.orelse[0].lineno, 0) if statement.orelse else max(0, ran - true_side)
+        if isinstance(statement.body[-1], ast.Raise) and not statement.orelse:
+            return Exercise(True, f"the guard was checked {_times(ran)} and never fired" if not true_side
+                            else f"the guard fired {_times(true_side)} of {ran}")
+        if true_side and false_side:
+            return Exercise(True, f"verified on both sides (true {_times(true_side)}, false {_times(false_side)})")
+        side, other = ("true", "false") if true_side else ("false", "true")
+        return Exercise(True, f"verified on the {side} side only: the {other} side never ran")
+    if isinstance(statement, ast.Assert):
+        return Exercise(True, f"the assertion was checked {_times(ran)} and always held")
+    if isinstance(statement, (ast.For, ast.While)):
+        iterations = hits.get(statement.body[0].lineno, 0)
+        return Exercise(True, f"the loop ran {iterations} iteration(s) in all")
+    return Exercise(True, f"ran {_times(ran)}")

@@ -1,0 +1,115 @@
+"""Verified means exercised (issue 35): each kept rewrite says what the eager reference run
+exercised of the code it replaced, `GetInputs()` gives several inputs, and a rewrite of code the
+entry never reached is not written without `--unexercised-fixes`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphweld.runs.exercised import exercised
+
+BRANCH = """\
+def f(h):
+    if h > 0:
+        h = h * 2
+    else:
+        h = h - 1
+    return h
+"""
+
+
+def test_a_branch_says_which_sides_ran():
+    assert exercised(2, BRANCH, {2: 3, 3: 3}).said == "verified on the true side only: the false side never ran"
+    assert exercised(2, BRANCH, {2: 3, 5: 3}).said == "verified on the false side only: the true side never ran"
+    assert exercised(2, BRANCH, {2: 2, 3: 1, 5: 1}).said == "verified on both sides (true once, false once)"
+    unreached = exercised(2, BRANCH, {})
+    assert not unreached.ran and unreached.said == "not exercised: the entry never reached this code"
+
+
+def test_a_guard_says_whether_it_fired_and_a_loop_how_often_it_ran():
+    guard = "def f(x):\n    if x.sum() < 0:\n        raise ValueError('negative')\n    return x\n"
+    assert exercised(2, guard, {2: 4}).said == "the guard was checked 4 times and never fired"
+    loop = "def f(x):\n    while x.sum() > 1:\n        x = x / 2\n    return x\n"
+    assert exercised(2, loop, {2: 4, 3: 3}).said == "the loop ran 3 iteration(s) in all"
+    assertion = "def f(x):\n    assert x.sum() > 0, 'x'\n    return x\n"
+    assert exercised(2, assertion, {2: 2}).said == "the assertion was checked 2 times and always held"
+
+
+MODEL = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.verbose = False
+
+    def forward(self, x):
+        h = self.proj(x)
+        if h.sum() > 0:
+            h = h * 2
+        else:
+            h = h - 1
+        print("norm", h.norm())
+        if self.verbose:
+            print("details", h.mean())
+        return h
+"""
+
+ENTRY = """\
+import torch
+from model import Net
+
+
+def my_model_function():
+    return Net()
+
+
+{inputs}
+"""
+ONE_SIDE = "def GetInput():\n    return torch.ones(2, 4)\n"
+BOTH_SIDES = "def GetInputs():\n    return [torch.ones(2, 4) * 10, torch.ones(2, 4) * -10]\n"
+
+
+def fix_entry(folder: Path, inputs: str, *options: str) -> dict:
+    (folder / "model.py").write_text(MODEL)
+    (folder / "entry.py").write_text(ENTRY.format(inputs=inputs))
+    env = {**os.environ, "NO_COLOR": "1"}
+    shown = subprocess.run(
+        [sys.executable, "-m", "graphweld", "fix", "--entry", "entry.py", "--compile-options", "backend=eager",
+         "--unsafe-fixes", "--diff", "--format", "json", *options, "model.py"],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert shown.returncode in (0, 1), shown.stderr
+    return json.loads(shown.stdout)
+
+
+def exercised_of(data: dict, rule: str, line: int) -> str:
+    return next(e["exercised"] for e in data["effects"] if e["rule"] == rule and e["line"] == line)
+
+
+@pytest.mark.slow
+def test_one_input_verifies_one_side_and_getinputs_both(tmp_path: Path):
+    one = fix_entry(tmp_path, ONE_SIDE)
+    said = exercised_of(one, "branch-to-where", 13)
+    assert said.startswith("verified on the ") and "side only" in said
+    both = fix_entry(tmp_path, BOTH_SIDES)
+    assert exercised_of(both, "branch-to-where", 13).startswith("verified on both sides")
+
+
+@pytest.mark.slow
+def test_a_rewrite_of_code_never_reached_is_not_written_without_the_option(tmp_path: Path):
+    data = fix_entry(tmp_path, ONE_SIDE)
+    dropped = {(t["line"], t["rule"]): t["why"] for t in data["tried"] if not t["kept"]}
+    assert dropped[(19, "isolate-io")].startswith("not exercised: the entry never reached this code")
+    assert exercised_of(data, "isolate-io", 17) == "ran 3 times"
+    opted = fix_entry(tmp_path, ONE_SIDE, "--unexercised-fixes")
+    assert (19, "isolate-io") not in {(t["line"], t["rule"]) for t in opted["tried"] if not t["kept"]}
