@@ -12,6 +12,7 @@ import functools
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -160,7 +161,17 @@ def is_library_file(path: str) -> bool:
     def under(roots: tuple[str, ...]) -> bool:
         return any(path.startswith(root + os.sep) for root in roots)
 
-    return under(torch_roots) or under((_GRAPHWELD_ROOT,)) or (under(stdlib_roots) and not under(site_roots))
+    return (
+        under(torch_roots) or under((_GRAPHWELD_ROOT,)) or (under(stdlib_roots) and not under(site_roots))
+        # A program run by another interpreter than graphweld's (`fix -- /other/venv/bin/python
+        # train.py`): its torch and standard library are libraries all the same.
+        or _OTHER_LIBRARY.search(path) is not None
+    )
+
+
+# torch installed in any environment, and a standard library of any Python (lib/python3.X/, not
+# its site-packages).
+_OTHER_LIBRARY = re.compile(r"[\\/](?:site|dist)-packages[\\/]torch[\\/]|[\\/]lib[\\/]python3\.\d+[\\/](?!(?:site|dist)-packages[\\/])")
 
 
 # The package root (this module is in graphweld/runs/): every file of graphweld is library code.
