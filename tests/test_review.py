@@ -155,6 +155,8 @@ def test_with_an_entry_each_change_shows_its_verification(tmp_path: Path):
     child.expect(PROMPT)
     shown = " ".join(child.before.split())
     assert "verification: verified: outputs equal, printed output the same, better (graph breaks 4 -> 2)" in shown and "graphs 4 -> 3" in shown
+    # And what the entry's input exercised of the code the change replaces.
+    assert "; ran " in shown or "not exercised" in shown
     child.sendline("y")
     child.expect(PROMPT)
     # Verified together with the change accepted before it: the whole function is one graph.

@@ -177,13 +177,16 @@ def review_verifier(target: Target, paths: Sequence[str], settings: Settings):  
     already; only this one is served from memory). As in `fix`, an unsafe change may change what
     the program shows: that is what makes it unsafe."""
     check_tests_pass(target)
-    before = target.reference()
     files, _ = discover(paths, settings.exclude)
     under = {os.path.realpath(path) for path in files}
+    before = target.reference(coverage_files=tuple(under))
     sites, _ = sites_by_file(before, lambda file: file in under)
+    # The files as the reference run ran them (the review writes a file when done with it).
+    originals: dict[str, str] = {}
 
     def verify(path: str, text: str, change: Change) -> str:
-        overlay = {os.path.realpath(path): text}
+        real = os.path.realpath(path)
+        overlay = {real: text}
         try:
             after = target.compiled(overlay)
         except EntryError as exc:
@@ -192,7 +195,14 @@ def review_verifier(target: Target, paths: Sequence[str], settings: Settings):  
         failing = tests_fail(target, overlay) if verdict.ok else None
         if failing is not None:
             verdict.problems.append(failing)
-        return verdict_line(before, after, verdict)
+        line = verdict_line(before, after, verdict)
+        if isinstance(target, EntryTarget):
+            if real not in originals:
+                originals[real] = read_source(path).text
+            # The change is located in the review's text, which earlier accepted changes moved.
+            at = LineMap.between(originals[real], text).to_old(change.location.line)
+            line += f"; {exercised(at, originals[real], before.coverage.get(real, {})).said}"
+        return line
 
     return verify, sites
 
