@@ -206,3 +206,15 @@ def test_torch_and_the_standard_library_of_another_environment_are_libraries():
     assert is_library_file("/usr/lib/python3.12/contextlib.py")
     assert not is_library_file("/other/.venv/lib/python3.12/site-packages/transformers/models/t5/modeling_t5.py")
     assert not is_library_file(str(PROJECT / "model.py"))
+
+
+@pytest.mark.slow
+def test_a_verified_fix_decides_the_same_from_run_to_run(lines_project: Path):
+    import json
+
+    decisions = []
+    for _ in range(2):
+        shown = graphweld(lines_project, "fix", "--entry", "lines_entry.py", "--unsafe-fixes", "--diff", "--format", "json", "lines_model.py")
+        data = json.loads(shown.stdout)
+        decisions.append((data["kept"], [(t["line"], t["rule"], t["kept"], t["why"]) for t in data["tried"]], data["after"]))
+    assert decisions[0] == decisions[1]
