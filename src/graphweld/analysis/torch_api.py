@@ -2,7 +2,7 @@
 its sources without importing it (importing torch takes seconds; the codemod itself never needs
 it).
 
-A rewrite must run on every torch the pyproject admits (`torch>=2.7`), whichever torch graphweld
+A rewrite must run on every torch the pyproject admits (`torch>=2.13`), whichever torch graphweld
 itself runs under: the same input gives the same output under 2.13 and 2.14.
 """
 

@@ -941,10 +941,12 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     outputs: dict[str, Any] = {}
 
     if "eager" in request["modes"]:
-        model = program.fresh_model()
-        inputs = program.inputs()
-        shown = _OutputRecorder()
         covered = LineCoverage(request.get("coverage_files") or ())
+        # Building the model and its inputs is covered too: a rewrite in `__init__` ran there.
+        with covered.recording():
+            model = program.fresh_model()
+            inputs = program.inputs()
+        shown = _OutputRecorder()
         # Every torch.compile the program makes is turned off: the reference is the plain program.
         with shown.recording(), _stance("force_eager"), covered.recording():
             outputs["eager_calls"] = _calls(program, model, inputs)
