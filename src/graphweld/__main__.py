@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 INTERRUPTED = 130
+INTERRUPTED_MESSAGE = "graphweld: interrupted"
 
 
 def entry() -> None:
@@ -17,7 +18,7 @@ def entry() -> None:
 
         main()
     except KeyboardInterrupt:
-        print("graphweld: interrupted", file=sys.stderr)
+        print(INTERRUPTED_MESSAGE, file=sys.stderr)
         sys.exit(INTERRUPTED)
 
 

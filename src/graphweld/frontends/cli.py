@@ -105,8 +105,10 @@ class _CommandGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            _stderr().print("graphweld: interrupted", highlight=False)
-            raise click.exceptions.Exit(130) from None
+            from graphweld.__main__ import INTERRUPTED, INTERRUPTED_MESSAGE
+
+            _stderr().print(INTERRUPTED_MESSAGE, highlight=False)
+            raise click.exceptions.Exit(INTERRUPTED) from None
 
 
 _COMMAND = "graphweld.command"

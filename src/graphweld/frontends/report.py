@@ -91,35 +91,34 @@ def _relocated(item: ChangeOrReport, line_in: Callable[[int], int]) -> ChangeOrR
     return dataclasses.replace(item, location=dataclasses.replace(location, line=line, end_line=max(line, line_in(location.end_line))))
 
 
-def sites_as_given(sites: list, rewritten: dict[str, tuple[str, str]]) -> list:  # type: ignore[type-arg]
-    """Break sites a run saw in rewritten files (`rewritten`: real path -> (text as given, text
-    the run was served)), located in the files as given, stacks included, for a run that wrote
-    nothing. `sites`: ExplainedSite or BreakSite."""
+def _lines_as_given(rewritten: dict[str, tuple[str, str]]) -> Callable[[str, int], int]:
+    """(file, line of the text a run was served) -> line of the file as given; `rewritten`: real
+    path -> (text as given, text the run was served)."""
     maps = {path: LineMap.between(old, new) for path, (old, new) in rewritten.items() if old != new}
-    if not maps:
-        return sites
 
     def line_in(file: str, line: int) -> int:
         lines = maps.get(os.path.realpath(file))
         return lines.to_old(line) if lines is not None else line
 
+    return line_in
+
+
+def sites_as_given(explained: list, rewritten: dict[str, tuple[str, str]]) -> list:  # type: ignore[type-arg]
+    """A run's explained break sites (`ExplainedSite`s) in rewritten files, located in the files as
+    given, stacks included, for a run that wrote nothing (see `_lines_as_given`)."""
+    line_in = _lines_as_given(rewritten)
+
     def site_moved(site):  # type: ignore[no-untyped-def]
         stack = tuple((file, line_in(file, line), function) for file, line, function in site.stack)
         return dataclasses.replace(site, line=line_in(site.file, site.line), stack=stack)
 
-    return [
-        dataclasses.replace(item, site=site_moved(item.site)) if hasattr(item, "site") else site_moved(item)
-        for item in sites
-    ]
+    return [dataclasses.replace(item, site=site_moved(item.site)) for item in explained]
 
 
 def recompiles_as_given(recompiles: list, rewritten: dict[str, tuple[str, str]]) -> list:  # type: ignore[type-arg]
-    """Recompiles a run saw in rewritten files, located in the files as given (see `sites_as_given`)."""
-    maps = {path: LineMap.between(old, new) for path, (old, new) in rewritten.items() if old != new}
-    return [
-        dataclasses.replace(r, line=maps[os.path.realpath(r.file)].to_old(r.line)) if os.path.realpath(r.file) in maps else r
-        for r in recompiles
-    ]
+    """Recompiles a run saw in rewritten files, located in the files as given (see `_lines_as_given`)."""
+    line_in = _lines_as_given(rewritten)
+    return [dataclasses.replace(r, line=line_in(r.file, r.line)) for r in recompiles]
 
 
 def change_as_written(change: Change, old: str, new: str) -> Change:

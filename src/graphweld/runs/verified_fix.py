@@ -200,8 +200,7 @@ def review_verifier(target: Target, paths: Sequence[str], settings: Settings):  
             if real not in originals:
                 originals[real] = read_source(path).text
             # The change is located in the review's text, which earlier accepted changes moved.
-            at = LineMap.between(originals[real], text).to_old(change.location.line)
-            line += f"; {exercised(at, originals[real], before.coverage.get(real, {})).said}"
+            line += f"; {_exercised_in(path, change.location.line, text, originals[real], before).said}"
         return line
 
     return verify, sites
@@ -406,14 +405,10 @@ class _RoundSearch:
     def exercise(self, path: str, change: Change) -> Exercise:
         """What the eager reference run exercised of the statement `change` replaces (located in
         the round's text of the file, which earlier rounds may have rewritten)."""
-        real = os.path.realpath(path)
         if not isinstance(self.target, EntryTarget):
             return NOT_RECORDED
         source, text, _ = self.base(path)
-        line = change.location.line
-        if text != source.text:
-            line = LineMap.between(source.text, text).to_old(line)
-        return exercised(line, source.text, self.result.before.coverage.get(real, {}))
+        return _exercised_in(path, change.location.line, text, source.text, self.result.before)
 
     def ran_out(self, picks: Sequence[_Pick]) -> bool:
         """Past the round's time limit: the picks are listed as not tried."""
@@ -512,6 +507,14 @@ class _RoundSearch:
             )
             if not said:
                 self.result.tried.append(Tried(path, change, False, why, instead_of))
+
+
+def _exercised_in(path: str, line: int, text: str, original: str, reference: RunReport) -> Exercise:
+    """What `reference` (a run of `path` as `original`) exercised of the statement at `line` of
+    `text`, a version of the file that earlier changes may have rewritten."""
+    if text != original:
+        line = LineMap.between(original, text).to_old(line)
+    return exercised(line, original, reference.coverage.get(os.path.realpath(path), {}))
 
 
 def _reach(path: str, target: Target) -> str:
