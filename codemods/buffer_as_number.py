@@ -45,7 +45,10 @@ class BufferAsNumber(Rule):
     padding of a convolution from its stride and kernel size (Encodec's `EncodecConv1d`, and Mimi,
     WavTokenizer and the other audio codecs built on it). `__init__` keeps each number beside its
     buffer (`self.stride_int`), and the methods read the numbers: `torch.ceil(x).to(torch.int64)`
-    on them becomes `math.ceil(x)`, `.item()` goes.
+    on them becomes `math.ceil(x)`, `.item()` goes. An attribute `__init__` computes from the
+    buffers by integer arithmetic (Mimi's `self.padding_right = self.padding_total // 2`) gets its
+    number beside it too. The mechanism is the module's, not a library's: a number the module
+    knows while it is built, kept only as a tensor.
 
     ## Why the graph breaks
     A buffer is an input of the graph: Dynamo knows its shape, not its value. Padding computed from
@@ -96,8 +99,10 @@ class BufferAsNumber(Rule):
     called from methods of the class that are rewritten too. Taken only when every use of a value
     read from a buffer is integer arithmetic, a comparison, `max`/`min`, `torch.ceil`/`torch.floor`,
     `.to(<integer dtype>)`, `.item()`, a slice bound, `F.pad`'s pad, or an argument of a method of
-    the class that does only these; anything else (`.device`, another torch call) leaves the class
-    alone.
+    the class that does only these. A method where one meets anything else (`.device`, another
+    torch call: Mimi's `_get_output_length`) is left as it is, reading the buffers; the class is
+    left alone when such a method would get a number from a rewritten one, or when a method other
+    than `__init__` rebinds one of the attributes (its number would go stale).
     """
 
     id = "buffer-as-number"
@@ -107,7 +112,7 @@ class BufferAsNumber(Rule):
     finds = (
         "integer buffers a module makes from Python numbers (`self.stride = nn.Buffer(torch.tensor(stride, "
         "dtype=torch.int64))`, or `register_buffer`) and reads in shape arithmetic: a convolution's padding "
-        "(Encodec and the audio codecs built on it)"
+        "(Encodec, Mimi and the audio codecs built on them), and attributes computed from them"
     )
     rewrite = (
         "keep each number beside its buffer in `__init__` (`self.stride_int`) and read the numbers in the "
@@ -129,6 +134,8 @@ class BufferAsNumber(Rule):
         plan = _plan_init(init, qualify, {n.value for n in iter_nodes(init) if isinstance(n, cst.Name)}, attributes)
         if not plan.buffers:
             return
+        if any(_assigns(m, plan.buffers) for name, m in methods.items() if name != "__init__"):
+            return  # a method rebinds one: the number kept in `__init__` would go stale
         readers = [name for name, m in methods.items() if name != "__init__" and _reads(m, plan.buffers)]
         if not readers or not any(context.regions.is_compiled(m) for m in methods.values()):
             return
@@ -194,6 +201,14 @@ def _plan_init(init: cst.FunctionDef, qualify: Callable, taken: set[str], attrib
         else:
             for name in bound_names([statement]):
                 numbers.pop(name, None)  # bound to something else now
+        derived = _derived_of(statement, receiver, plan.buffers, numbers) if buffer is None else None
+        if derived is not None:
+            # `self.padding_right = self.padding_total // 2`: a tensor computed from buffers only.
+            attribute, twin_value = derived
+            twin = fresh_name(f"{attribute}_int", attributes)
+            attributes.add(twin)
+            after.append(_assign(cst.Attribute(cst.Name(receiver), cst.Name(twin)), twin_value))
+            plan.buffers[attribute] = twin
         if buffer is not None:
             attribute, value = buffer
             twin_value = _number_of(value, numbers)
@@ -209,6 +224,41 @@ def _plan_init(init: cst.FunctionDef, qualify: Callable, taken: set[str], attrib
                     plan.first_buffer = statement
         plan.body += [*before, statement, *after]
     return plan
+
+
+def _derived_of(
+    statement: cst.BaseStatement, receiver: str, buffers: dict[str, str], numbers: dict[str, str]
+) -> tuple[str, cst.BaseExpression] | None:
+    """`self.ATTR = E` with E integer arithmetic of the buffers kept so far (and numbers): (ATTR,
+    E read on the numbers), so the methods can read ATTR's number too."""
+    assign = _single_assign(statement)
+    if assign is None:
+        return None
+    target = assign.targets[0].target
+    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == receiver):
+        return None
+    if target.attr.value in buffers:
+        return None
+
+    def number(value: cst.BaseExpression) -> cst.BaseExpression | None:
+        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == receiver:
+            twin = buffers.get(value.attr.value)
+            return None if twin is None else value.with_changes(attr=cst.Name(twin))
+        if isinstance(value, cst.Integer):
+            return value
+        if isinstance(value, cst.Name):
+            return cst.Name(numbers[value.value]) if value.value in numbers else None
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, _INTEGER_OPERATORS):
+            left, right = number(value.left), number(value.right)
+            return None if left is None or right is None else value.with_changes(left=left, right=right)
+        return None
+
+    value = number(assign.value)
+    reads_buffer = any(
+        isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == receiver and n.attr.value in buffers
+        for n in iter_nodes(assign.value)
+    )
+    return (target.attr.value, value) if value is not None and reads_buffer else None
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -316,6 +366,24 @@ def _single_assign(statement: cst.BaseStatement) -> cst.Assign | None:
     return None
 
 
+def _assigns(method: cst.FunctionDef, buffers: dict[str, str]) -> bool:
+    """Whether the method binds `self.BUF` (`=`, augmented, annotated) for one of the buffers."""
+    if not method.params.params:
+        return False
+    receiver = method.params.params[0].name.value
+    for n in iter_nodes(method.body):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(n, cst.Assign):
+            targets = [t.target for t in n.targets]
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
+            targets = [n.target]
+        for target in targets:
+            for node in iter_nodes(target):
+                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == receiver and node.attr.value in buffers:
+                    return True
+    return False
+
+
 def _reads(method: cst.FunctionDef, buffers: dict[str, str]) -> bool:
     if not method.params.params:
         return False
@@ -357,16 +425,28 @@ class _ClassConversion:
 
     def run(self, readers: list[str]) -> _Converted:
         """Each reading method rewritten, and the methods that get a number from one (a private
-        method returning a number now) with them; repeated until what each returns is settled."""
+        method returning a number now) with them; repeated until what each returns is settled.
+        A reading method whose values meet code for tensors (`self.stride.device`) is left as it
+        is: it reads the buffers, which stay. The class is left alone when a method left so would
+        get a number from a rewritten one."""
         names = list(readers)
+        left: set[str] = set()
         while True:
             known = dict(self.returns_number)
             self.result = _Converted()
             self.checked_callees = set()
             flows = {}
             for name in names:
-                flows[name] = flow = _Flow(self, self.methods[name], numbers=set())
-                flow.run()
+                if name in left:
+                    continue
+                flow = _Flow(self, self.methods[name], numbers=set())
+                try:
+                    flow.run()
+                except NotConvertible:
+                    left.add(name)
+                    self.returns_number[name] = False
+                    continue
+                flows[name] = flow
                 self.returns_number[name] = bool(flow.returns_number)
             callers = []
             for name in names:
@@ -376,10 +456,14 @@ class _ClassConversion:
                     raise NotConvertible(f"public `{name}` would return a number")
                 if _called_outside(self.module, self.node, name):
                     raise NotConvertible(f"`{name}` is called outside its class")
+                if any(_calls_method(self.methods[other], name) for other in left):
+                    raise NotConvertible(f"`{name}` would return a number to a method left reading the buffers")
                 callers += [other for other, m in self.methods.items() if other not in names and _calls_method(m, name)]
             if not callers and self.returns_number == known:
                 break
             names += sorted(set(callers))
+        if not flows:
+            raise NotConvertible("no method reads the buffers as numbers only")
         for name, flow in flows.items():
             if flow.replacements:
                 self.result.rewritten[self.methods[name]] = _apply(self.methods[name], flow.replacements)

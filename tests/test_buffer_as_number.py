@@ -61,3 +61,27 @@ def test_the_padding_is_the_same_for_every_length(kernel_size: int, stride: int,
     for length in [*range(1, 600), 2**20 + 1, 2**23 - 1]:
         x = torch.empty(1, 1, length)
         assert int(before._get_extra_padding_for_conv1d(x)) == after._get_extra_padding_for_conv1d(x), length
+
+
+def test_mimis_form_compiles_whole_and_its_device_helper_still_reads_the_buffers():
+    # Mimi keeps its paddings as tensor attributes computed from the buffers, and has a length
+    # helper that reads a buffer's device: the paddings get numbers beside them, the helper is left.
+    path = GOLDEN / "mimi_derived_padding_and_a_device_method.in.py"
+    source = path.read_text()
+    before_module = load_module(source)
+    after_module = load_module(fix_text(source, str(path), settings_for(path, source)).text)
+    x = torch.randn(2, 3, 41)
+    results = []
+    for module in (before_module, after_module):
+        torch.manual_seed(0)
+        conv = module.MimiConv1d(3, 4, kernel_size=7, stride=2)
+        expected = conv(x)
+        torch._dynamo.reset()
+        counters.clear()
+        got = torch.compile(conv, backend="eager")(x)
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+        results.append((expected, sum(counters["graph_break"].values()), conv._get_output_length(41)))
+    (before, breaks_before, length_before), (after, breaks_after, length_after) = results
+    assert breaks_before >= 1 and breaks_after == 0
+    torch.testing.assert_close(after, before, rtol=0, atol=0)
+    assert isinstance(length_after, torch.Tensor) and int(length_after) == int(length_before)
