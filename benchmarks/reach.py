@@ -5,8 +5,10 @@ Built the way the public graph-break survey (penguinwu/oss-model-graph-break-cor
 models (see `reach_models.py`): every model class of the installed transformers (`...Model`,
 `...ForCausalLM`, `...ForConditionalGeneration` with an exported config class), each from its
 default config with the layer count cut to 2 (widths cut only above a parameter budget, and
-reported), batch 2, an attention mask with padding, labels for a language-modelling head, CPU,
-Dynamo with the eager backend, eval mode (`--mode train`: each call a training step, as
+reported), batch 2, an attention mask with padding, labels for a language-modelling head (and,
+measured as its own program, the same call without the mask and labels, as `model(input_ids)` is
+called: the class counts in the form that breaks more), images in the form a vision-language
+model's forward takes, CPU, Dynamo with the eager backend, eval mode (`--mode train`: each call a training step, as
 `graphweld explain --train` runs it). Set-up, in its own virtual environment (a current
 transformers, never the test suite's pin):
 
@@ -66,10 +68,12 @@ import sys
 
 sys.path.insert(0, {benchmarks!r})
 
-from reach_models import build_inputs, build_model  # noqa: E402
+from reach_models import bare_recipe, build_inputs, build_model  # noqa: E402
 
 OVERRIDES = {overrides!r}
 RECIPE = {recipe!r}
+# "padded": with the attention mask (and labels); "bare": the same call without them.
+FORM = {form!r}
 
 
 def my_model_function():
@@ -77,7 +81,7 @@ def my_model_function():
 
 
 def GetInput():
-    return build_inputs(RECIPE)
+    return build_inputs(RECIPE if FORM == "padded" else bare_recipe(RECIPE))
 '''
 
 PROGRAM_ENTRY = '''"""{name}: a program built from {library} (written by benchmarks/reach.py)."""
@@ -202,7 +206,7 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
     if not probed["ok"]:
         return {**result, "status": "not built", "error": probed["error"]}
     result.update(parameters=probed["parameters"], shrunk=probed["shrunk"], reached=probed.get("reached", []),
-                  completed=probed.get("completed", []))
+                  completed=probed.get("completed", []), inputs=probed.get("inputs", []))
     with tempfile.TemporaryDirectory(prefix="reach-") as scratch:
         entry = Path(scratch) / "entry.py"
         packages = [package]
@@ -211,9 +215,11 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
             packages = [_package_dir(python, name) for name in probed["packages"]]
             entry.write_text(PROGRAM_ENTRY.format(name=name, library=probed["library"], benchmarks=str(HERE)))
         else:
-            entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"]))
+            entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"], form="padded"))
         try:
             before = explain(python, entry, None, timeout=timeout, train=train)
+            if not program and "called with and without its attention mask" in probed.get("inputs", []):
+                before = _more_breaking_form(python, entry, name, probed, before, result, timeout, train)
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             why = str(exc) if isinstance(exc, RuntimeError) else f"explain took over {timeout:.0f} s"
             return {**result, "status": "not measured", "error": why}
@@ -251,6 +257,25 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
             result.update(after=None, after_error=str(exc))
     result["seconds"] = round(time.perf_counter() - start, 1)
     return result
+
+
+def _more_breaking_form(python: str, entry: Path, name: str, probed: dict, padded: dict, result: dict, timeout: float, train: bool) -> dict:
+    """A user calls a model with its attention mask, or without it (`model(input_ids)`), and each
+    call takes its own path (LongT5 splits its input into blocks only without a mask). Each form
+    is measured as its own program (a second form in the same run recompiles with dynamic shapes,
+    which hides the first compile's breaks); the class is measured, and fixed, in the form that
+    breaks more: the entry is left written in it."""
+    bare_entry = entry.with_name("entry_bare.py")
+    bare_entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"], form="bare"))
+    bare = explain(python, bare_entry, None, timeout=timeout, train=train)
+    breaks = {form: picture["graph_breaks"] + picture["skipped_frames"] for form, picture in (("padded", padded), ("bare", bare))}
+    result["forms"] = {form: _picture(picture) for form, picture in (("padded", padded), ("bare", bare))}
+    if breaks["bare"] > breaks["padded"]:
+        entry.write_text(bare_entry.read_text())
+        result["form"] = "bare"
+        return bare
+    result["form"] = "padded"
+    return padded
 
 
 # Changing the salt re-draws the halves: never do it once rules have been tuned on one of them.

@@ -2,7 +2,9 @@
 graph-break survey (penguinwu/oss-model-graph-break-corpus) builds them: each class's default
 config from its config class, the layer count cut to 2 (in every sub-config), batch 2, and inputs
 a user would give it (an attention mask with padding, labels for a model with a language-modelling
-head, decoder ids for an encoder-decoder, images and audio of the config's own sizes).
+head, decoder ids for an encoder-decoder, images and audio of the config's own sizes; images as
+patches on a grid or with their grid's shape where the forward takes them so, with their
+placeholder tokens in the text), and the same call without the mask (`bare_recipe`).
 
 Widths stay as the default config has them unless the model would have more than `PARAMETER_BUDGET`
 parameters, which does not build and run on 2 cores in reasonable time: then experts are cut to 4
@@ -215,6 +217,9 @@ def shrink(cls: Any, config: Any, overrides: dict[str, Any]) -> list[str]:
     if parameters <= PARAMETER_BUDGET:
         return shrunk
     shrunk.append(f"{parameters / 1e6:.0f}M parameters by default")
+    text, vision = getattr(config, "text_config", None), getattr(config, "vision_config", None)
+    # A vision tower's output width that is the text's width (Qwen2-VL's `hidden_size`) stays it.
+    tied = [key for key in ("hidden_size",) if getattr(vision, key, None) == getattr(text, "hidden_size", False)]
     for prefix, sub in _paths(config):
         for key in EXPERT_KEYS:
             value = getattr(sub, key, None)
@@ -256,6 +261,14 @@ def shrink(cls: Any, config: Any, overrides: dict[str, Any]) -> list[str]:
                     value = getattr(sub, key, None)
                     if isinstance(value, int) and value >= 2 and value % 2 == 0:
                         _set(config, prefix + key, value // 2, overrides)
+    # A vision tower projects its features to the text's width (`out_hidden_size`): it follows it.
+    width = getattr(text, "hidden_size", None)
+    if isinstance(getattr(vision, "out_hidden_size", None), int):
+        tied.append("out_hidden_size")
+    for key in tied:
+        if isinstance(width, int) and getattr(vision, key) != width:
+            shrunk.append(f"vision_config.{key} {getattr(vision, key)} -> {width} (the text's width)")
+            _set(config, f"vision_config.{key}", width, overrides)
     shrunk.append(f"{_parameters(cls, config) / 1e6:.0f}M parameters built")
     return shrunk
 
@@ -297,8 +310,9 @@ def _first(config: Any, *keys: str) -> Any:
     return None
 
 
-def initial_recipe(name: str, model: Any, config: Any) -> dict[str, Any]:
-    """What a user would call the model with, from its forward's parameters and its config."""
+def initial_recipe(name: str, model: Any, config: Any, images: bool = True) -> dict[str, Any]:
+    """What a user would call the model with, from its forward's parameters and its config
+    (`images`: with images for a vision-language model, see `_image_recipe`)."""
     parameters = set(inspect.signature(model.forward).parameters)
     main = getattr(model, "main_input_name", "input_ids")
     recipe: dict[str, Any] = {}
@@ -310,10 +324,14 @@ def initial_recipe(name: str, model: Any, config: Any) -> dict[str, Any]:
     image_size = _first(config, "image_size")
     if isinstance(image_size, (list, tuple)):
         image_size = image_size[0]
-    if main == "pixel_values" or ("pixel_values" in parameters and image_size):
+    patched = bool({"image_grid_thw", "spatial_shapes"} & parameters)  # images as patches: `_image_recipe`
+    if (main == "pixel_values" or ("pixel_values" in parameters and image_size)) and not patched and (images or "input_ids" not in recipe):
         channels = _first(config, "num_channels") or 3
         side = image_size if isinstance(image_size, int) else 224
         recipe["pixel_values"] = {"kind": "float", "shape": [BATCH, channels, side, side]}
+    vision = getattr(config, "vision_config", None)
+    if images and vision is not None and "pixel_values" in parameters and "pixel_values" not in recipe and "input_ids" in recipe:
+        recipe.update(_image_recipe(config, vision, parameters, recipe))
     if main == "input_values":
         # A codec takes (batch, channels, samples); a speech encoder (batch, samples).
         channels = _first(config, "audio_channels")
@@ -331,6 +349,74 @@ def initial_recipe(name: str, model: Any, config: Any) -> dict[str, Any]:
         if source in recipe:
             recipe["labels"] = {"kind": "labels", "from": source}
     return recipe
+
+
+def _image_recipe(config: Any, vision: Any, parameters: set[str], recipe: dict[str, Any]) -> dict[str, Any]:
+    """Images for a vision-language model whose config gives no `image_size`, in the form its
+    forward takes (as the survey builds them), with the image's placeholder tokens in the text:
+    - patches on a grid (`image_grid_thw`: Qwen-VL, Ernie-VL, VideoLlama3): one image of 1 x 2m x 2m
+      patches per sample (m the spatial merge), flattened, so m x m patches make one token;
+    - patches with their grid's shape (`spatial_shapes`: SigLIP2 towers, LFM2-VL): 4 x 4 patches,
+      downsampled by the config's factor;
+    - else a 224-pixel image, its token count calibrated from the model's own complaint."""
+    size = getattr(vision, "patch_size", None) or 14
+    patch = size[0] if isinstance(size, (list, tuple)) else size
+    channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
+    image_token = _first(config, "image_token_id", "image_token_index")
+    if "image_grid_thw" in parameters:
+        merge = getattr(vision, "spatial_merge_size", None) or getattr(config, "spatial_merge_size", None) or 2
+        temporal = getattr(vision, "temporal_patch_size", None) or 1
+        side = 2 * merge
+        images = {
+            "pixel_values": {"kind": "float", "shape": [BATCH * side * side, channels * temporal * patch * patch]},
+            "image_grid_thw": {"kind": "constant", "value": [[1, side, side]] * BATCH},
+        }
+        if "image_merge_sizes" in parameters:
+            images["image_merge_sizes"] = {"kind": "constant", "value": [merge] * BATCH}
+        tokens = (side // merge) ** 2
+    elif "spatial_shapes" in parameters:
+        factor = getattr(config, "downsample_factor", None) or 2
+        side = 2 * factor
+        images = {
+            "pixel_values": {"kind": "float", "shape": [BATCH, side * side, channels * patch * patch]},
+            "spatial_shapes": {"kind": "constant", "value": [[side, side]] * BATCH},
+        }
+        if "pixel_attention_mask" in parameters:
+            images["pixel_attention_mask"] = {"kind": "constant", "value": [[1] * side * side] * BATCH}
+        tokens = (side // factor) ** 2
+    else:
+        return {"pixel_values": {"kind": "float", "shape": [BATCH, channels, 224, 224]}}
+    if isinstance(image_token, int):
+        images.update(_with_placeholders(recipe, image_token, tokens))
+    if "mm_token_type_ids" in parameters:
+        images["mm_token_type_ids"] = _token_types(images.get("input_ids", recipe["input_ids"]))
+    return images
+
+
+def _token_types(ids: dict[str, Any]) -> dict[str, Any]:
+    """Which tokens are an image's (1) and which text (0), for a forward that is told so."""
+    length = ids["shape"][1]
+    images = ids.get("placeholders", [None, 0])[1]
+    return {"kind": "constant", "value": [[1] * images + [0] * (length - images)] * BATCH}
+
+
+def _with_placeholders(recipe: dict[str, Any], token: int, count: int) -> dict[str, Any]:
+    """The text inputs lengthened by `count` image placeholder tokens at the start of each sample."""
+    length = count + SEQUENCE
+    updated = {"input_ids": {**recipe["input_ids"], "shape": [BATCH, length], "placeholders": [token, count]}}
+    if "attention_mask" in recipe:
+        updated["attention_mask"] = {**recipe["attention_mask"], "shape": [BATCH, length]}
+    return updated
+
+
+def bare_recipe(recipe: dict[str, Any]) -> dict[str, Any] | None:
+    """The same call without what a user may leave out (the attention mask, the labels), as
+    `model(input_ids)` is called: a model takes another path without a mask (LongT5 splits its
+    input into blocks there). None when the recipe has nothing to leave out."""
+    if BARE_REFUSED in recipe:
+        return None
+    bare = {key: spec for key, spec in recipe.items() if spec["kind"] not in ("mask", "labels")}
+    return bare if len(bare) < len(recipe) else None
 
 
 def build_inputs(recipe: dict[str, Any]) -> dict[str, Any]:
@@ -357,6 +443,8 @@ def build_inputs(recipe: dict[str, Any]) -> dict[str, Any]:
             inputs[key] = mask
         elif kind == "float":
             inputs[key] = torch.randn(spec["shape"], generator=generator)
+        elif kind == "constant":
+            inputs[key] = torch.tensor(spec["value"])
     for key, spec in recipe.items():
         if spec["kind"] == "labels":
             labels = inputs[spec["from"]].clone()
@@ -382,13 +470,9 @@ def _calibrated(recipe: dict[str, Any], config: Any, error: str) -> dict[str, An
         exact = [c for c, d in zip(counts, (BATCH * width, BATCH, 1)) if features % d == 0 and 0 < c <= 4096]
         if not exact:
             return None
-        per_image = exact[0]
-        ids = recipe["input_ids"]
-        length = per_image + SEQUENCE
-        ids = {**ids, "shape": [BATCH, length], "placeholders": [image_token, per_image]}
-        updated = {**recipe, "input_ids": ids}
-        if "attention_mask" in recipe:
-            updated["attention_mask"] = {**recipe["attention_mask"], "shape": [BATCH, length]}
+        updated = {**recipe, **_with_placeholders(recipe, image_token, exact[0])}
+        if "mm_token_type_ids" in recipe:
+            updated["mm_token_type_ids"] = _token_types(updated["input_ids"])
         return updated
     return None
 
@@ -416,15 +500,15 @@ def probe(name: str) -> dict[str, Any]:
     reached = _overrides(cls, reach=True)
     chosen = reached if reached["reached"] else plain
     try:
-        model, recipe = _checked(name, chosen["overrides"])
+        model, recipe, inputs = _checked(name, chosen["overrides"])
     except RuntimeError as exc:
         if chosen is plain:
             raise
         # The model refuses the layers or windows reached: measured as its default config has them.
-        model, recipe = _checked(name, plain["overrides"])
+        model, recipe, inputs = _checked(name, plain["overrides"])
         chosen = {**plain, "reached": [f"not reached ({exc})"]}
     parameters = sum(parameter.numel() for parameter in model.parameters())
-    return {**chosen, "recipe": recipe, "parameters": parameters}
+    return {**chosen, "recipe": recipe, "inputs": inputs, "parameters": parameters}
 
 
 def _overrides(cls: Any, reach: bool) -> dict[str, Any]:
@@ -451,26 +535,53 @@ def _overrides(cls: Any, reach: bool) -> dict[str, Any]:
     return {"overrides": overrides, "shrunk": shrunk, "reached": reached, "completed": completed}
 
 
-def _checked(name: str, overrides: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """The model built with `overrides` and an input recipe that one eager call takes."""
-    import torch
-
+def _checked(name: str, overrides: dict[str, Any]) -> tuple[Any, dict[str, Any], list[str]]:
+    """The model built with `overrides`, an input recipe that one eager call takes, and notes on
+    the inputs: images the model refused (then measured on its text), a call without the mask."""
     try:
         model = build_model(name, overrides)
     except Exception as exc:
         raise RuntimeError(f"build fails: {_first_line(exc)}") from None
-    recipe = initial_recipe(name, model, config_for(name, overrides))
+    config = config_for(name, overrides)
+    notes = []
+    try:
+        recipe = _eager_checked(model, initial_recipe(name, model, config))
+    except RuntimeError as exc:
+        text_only = initial_recipe(name, model, config, images=False)
+        if text_only == initial_recipe(name, model, config):
+            raise
+        recipe = _eager_checked(model, text_only)
+        notes.append(f"images refused ({exc}): measured on its text")
+    bare = bare_recipe(recipe)
+    if bare is not None:
+        try:
+            _eager_checked(model, bare, calibrate=False)
+            notes.append("called with and without its attention mask")
+        except RuntimeError:
+            recipe = {**recipe, BARE_REFUSED: {"kind": "note"}}
+    return model, recipe, notes
+
+
+# A recipe entry saying the call without the optional inputs fails eagerly (it is not made).
+BARE_REFUSED = "_bare_call_refused"
+
+
+def _eager_checked(model: Any, recipe: dict[str, Any], calibrate: bool = True) -> dict[str, Any]:
+    """The recipe (calibrated from the model's own complaint) once an eager call takes it."""
+    import torch
+
     if not recipe:
         raise RuntimeError("no input recipe for its forward's parameters")
     for _ in range(3):
         try:
             with torch.no_grad():
                 model(**build_inputs(recipe))
-            return model, recipe
+            return recipe
         except Exception as exc:  # the model's own complaint may say what it needs
-            recipe = _calibrated(recipe, model.config, str(exc))
-            if recipe is None:
+            calibrated = _calibrated(recipe, model.config, str(exc)) if calibrate else None
+            if calibrated is None:
                 raise RuntimeError(f"eager call fails: {_first_line(exc)}") from None
+            recipe = calibrated
     raise RuntimeError("eager call fails after three calibrations")
 
 

@@ -50,6 +50,13 @@ def test_widths_are_cut_only_above_the_budget_and_said():
     # Heads are halved with the width, so each head keeps its size.
     assert llama.hidden_size // llama.num_attention_heads == 4096 // 32
     assert reach_models._parameters(transformers.LlamaForCausalLM, llama) <= reach_models.PARAMETER_BUDGET
+    # A vision tower's projection follows the text's width, or its features cannot replace the image tokens.
+    vision_language: dict = {}
+    qwen = transformers.Qwen2_5_VLConfig()
+    reach_models.cut_layers(qwen, vision_language)
+    shrunk = reach_models.shrink(transformers.Qwen2_5_VLForConditionalGeneration, qwen, vision_language)
+    assert qwen.vision_config.out_hidden_size == qwen.text_config.hidden_size < 3584
+    assert vision_language["vision_config.out_hidden_size"] == qwen.text_config.hidden_size
 
 
 @pytest.mark.slow
@@ -63,6 +70,63 @@ def test_a_probe_finds_the_inputs_a_user_would_give():
     assert torch.equal(inputs["input_ids"], reach_models.build_inputs(recipe)["input_ids"])  # the same every time
     model = reach_models.build_model("BartForConditionalGeneration", probed["overrides"])
     assert model.config.encoder_layers == 2 and not model.training
+
+
+class _GridVisionLanguageModel:
+    """A forward with the parameters of a vision-language model whose images come as patches on a grid."""
+
+    def forward(self, input_ids, attention_mask=None, labels=None, pixel_values=None, image_grid_thw=None, mm_token_type_ids=None):
+        raise NotImplementedError
+
+
+class _PatchedVisionLanguageModel:
+    """A forward with the parameters of a model whose images come as patches with their grid's shape."""
+
+    def forward(self, input_ids, pixel_values=None, spatial_shapes=None, pixel_attention_mask=None, attention_mask=None):
+        raise NotImplementedError
+
+
+def test_a_vision_language_model_is_given_images_in_the_form_its_forward_takes():
+    # Qwen2-VL's config names no image size: its images come as 14-pixel patches on a grid, merged 2 x 2.
+    config = transformers.Qwen2VLConfig()
+    recipe = reach_models.initial_recipe("Qwen2VLForConditionalGeneration", _GridVisionLanguageModel(), config)
+    patch = config.vision_config.patch_size
+    assert recipe["pixel_values"]["shape"] == [2 * 16, 3 * config.vision_config.temporal_patch_size * patch * patch]
+    assert recipe["image_grid_thw"]["value"] == [[1, 4, 4], [1, 4, 4]]
+    inputs = reach_models.build_inputs(recipe)
+    # Each sample's text starts with the 4 tokens the 4 x 4 patches merge into, marked as an image's.
+    image_token = reach_models._first(config, "image_token_id")
+    assert inputs["input_ids"].shape == (2, 20) and (inputs["input_ids"] == image_token).sum(dim=1).tolist() == [4, 4]
+    assert inputs["mm_token_type_ids"][:, :4].all() and not inputs["mm_token_type_ids"][:, 4:].any()
+    assert inputs["attention_mask"].shape == (2, 20) and inputs["image_grid_thw"].dtype == torch.long
+    # Patches with their grid's shape (SigLIP2 towers): 4 x 4 patches, downsampled 2 x 2 into 4 tokens.
+    patched = reach_models.initial_recipe("Lfm2VlForConditionalGeneration", _PatchedVisionLanguageModel(), config)
+    assert patched["pixel_values"]["shape"] == [2, 16, 3 * patch * patch]
+    assert patched["spatial_shapes"]["value"] == [[4, 4], [4, 4]] and patched["input_ids"]["shape"] == [2, 20]
+    # Without images the recipe is the text alone (the fallback when a model refuses them).
+    assert "pixel_values" not in reach_models.initial_recipe("Qwen2VLForConditionalGeneration", _GridVisionLanguageModel(), config, images=False)
+
+
+def test_the_census_also_calls_without_the_attention_mask():
+    # LongT5 splits its input into blocks only when no mask is given: a user's `model(input_ids)`.
+    recipe = {
+        "input_ids": {"kind": "ids", "shape": [2, 16], "high": 100, "avoid": []},
+        "attention_mask": {"kind": "mask", "shape": [2, 16], "padding": 4},
+        "labels": {"kind": "labels", "from": "input_ids"},
+    }
+    assert reach_models.bare_recipe(recipe) == {"input_ids": recipe["input_ids"]}
+    assert reach_models.bare_recipe({"input_ids": recipe["input_ids"]}) is None
+    # A model whose eager call refuses the bare form is called with the mask alone.
+    assert reach_models.bare_recipe({**recipe, reach_models.BARE_REFUSED: {"kind": "note"}}) is None
+    assert set(reach_models.build_inputs({**recipe, reach_models.BARE_REFUSED: {"kind": "note"}})) == {"input_ids", "attention_mask", "labels"}
+    # The census writes an entry for each form; each is measured as its own program.
+    forms = {}
+    for form in ("padded", "bare"):
+        namespace: dict = {}
+        exec(reach.ENTRY.format(name="LongT5Model", benchmarks=str(BENCHMARKS), overrides={}, recipe=recipe, form=form), namespace)
+        forms[form] = namespace["GetInput"]()
+    assert sorted(forms["padded"]) == ["attention_mask", "input_ids", "labels"] and sorted(forms["bare"]) == ["input_ids"]
+    assert torch.equal(forms["padded"]["input_ids"], forms["bare"]["input_ids"])
 
 
 def test_break_sites_are_sorted_into_source_patterns(tmp_path: Path):
