@@ -41,6 +41,34 @@ def test_a_guard_says_whether_it_fired_and_a_loop_how_often_it_ran():
     assert exercised(2, assertion, {2: 2}).said == "the assertion was checked 2 times and always held"
 
 
+def test_code_run_only_while_compiling_counts_as_exercised_where_dynamo_broke_in_it(tmp_path: Path):
+    # transformers' `torch_compilable_check` checks with `torch._check_tensor_all` only `if
+    # is_tracing():`: the eager reference never runs those lines, the compiled run breaks in them.
+    check = (
+        "def check(cond):\n"
+        "    if is_tracing():\n"
+        "        if isinstance(cond, torch.Tensor):\n"
+        "            torch._check_tensor_all(cond)\n"
+        "        return\n"
+        "    assert cond\n"
+    )
+    eager_hits = {2: 3, 6: 3}
+    assert not exercised(3, check, eager_hits).ran
+    traced = exercised(3, check, eager_hits, traced=frozenset({4}))
+    assert traced.ran and traced.said == "run only under compilation: never in the eager run, and Dynamo broke the graph in it"
+    # A break elsewhere in the file says nothing of this statement.
+    assert not exercised(3, check, eager_hits, traced=frozenset({6})).ran
+    # The verdict reads the lines from the run's break sites and their stacks.
+    from graphweld.runs.entry import BreakSite, RunReport
+    from graphweld.runs.verified_fix import _exercised_in
+
+    path = tmp_path / "checks.py"
+    path.write_text(check)
+    site = BreakSite(str(path), 4, "GB0124", "item", "", False, stack=((str(tmp_path / "model.py"), 9, "forward"), (str(path), 4, "check")))
+    report = RunReport(device="cpu", torch_version="2.13", outputs={}, breaks=[site], coverage={os.path.realpath(path): eager_hits})
+    assert _exercised_in(str(path), 3, check, check, report).ran
+
+
 MODEL = """\
 import torch
 import torch.nn as nn

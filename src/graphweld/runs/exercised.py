@@ -42,12 +42,17 @@ def _times(count: int) -> str:
     return "once" if count == 1 else f"{count} times"
 
 
-def exercised(line: int, text: str, hits: dict[int, int]) -> Exercise:
+def exercised(line: int, text: str, hits: dict[int, int], traced: frozenset[int] = frozenset()) -> Exercise:
     """What the run whose line counts are `hits` exercised of the statement at `line` of `text`
-    (the file as that run ran it)."""
+    (the file as that run ran it). `traced`: lines where the compiled run's Dynamo log places a
+    break or a frame on a break's stack; code that runs only while compiling (`if
+    is_tracing():`) is never run by the eager reference, and Dynamo's log shows it ran there."""
     statement = _statements_by_line(text).get(line)
     ran = hits.get(line, 0)
     if ran == 0:
+        end = getattr(statement, "end_lineno", None) or line
+        if any(line <= traced_line <= end for traced_line in traced):
+            return Exercise(True, "run only under compilation: never in the eager run, and Dynamo broke the graph in it")
         return Exercise(False, "not exercised: the entry never reached this code")
     if isinstance(statement, ast.If):
         true_side = hits.get(statement.body[0].lineno, 0)

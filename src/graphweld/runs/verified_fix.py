@@ -514,7 +514,14 @@ def _exercised_in(path: str, line: int, text: str, original: str, reference: Run
     `text`, a version of the file that earlier changes may have rewritten."""
     if text != original:
         line = LineMap.between(original, text).to_old(line)
-    return exercised(line, original, reference.coverage.get(os.path.realpath(path), {}))
+    real = os.path.realpath(path)
+    traced = frozenset(
+        at
+        for site in reference.breaks
+        for file, at in ((site.file, site.line), *((frame[0], frame[1]) for frame in site.stack))
+        if os.path.realpath(file) == real
+    )
+    return exercised(line, original, reference.coverage.get(real, {}), traced)
 
 
 def _reach(path: str, target: Target) -> str:
