@@ -10,6 +10,7 @@ from graphweld.codemods.buffer_as_number import BufferAsNumber
 from graphweld.codemods.capture_hooks_at_init import CaptureHooksAtInit
 from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
 from graphweld.codemods.eager_module_setup import EagerModuleSetup
+from graphweld.codemods.eager_only_default import EagerOnlyDefault
 from graphweld.codemods.guard_to_check import GuardToCheck
 from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
@@ -38,6 +39,7 @@ RULES = (
     MoeDenseDispatch,
     LocalBufferCast,
     BufferAsNumber,
+    EagerOnlyDefault,
     SortItemsByKey,
     BranchToWhere,
     BranchToCond,
@@ -63,6 +65,7 @@ __all__ = [
     "CaptureHooksAtInit",
     "DlpackCustomOp",
     "EagerModuleSetup",
+    "EagerOnlyDefault",
     "GuardToCheck",
     "HoistTry",
     "HoistWith",

@@ -1,7 +1,8 @@
 """Golden cases: tests/golden/<rule>/<case>.in.py -> <case>.out.py, found automatically.
 
 A case without .out.py must come out unchanged. A first line `# settings: key=value ...` sets
-unsafe_fixes / assume_compiled / select for the case (select defaults to the case's rule). An
+unsafe_fixes / assume_compiled / select for the case (select defaults to the case's rule), and
+what a run saw: `site_lines=12,30` (breaks there), `stack_lines=40` (frames on a break's way). An
 optional <case>.reports lists the sites that must be reported, not fixed: `LINE RULE: text`.
 Every case is also checked for "output parses" and "a second run changes nothing".
 """
@@ -29,6 +30,8 @@ def settings_for(case: Path, text: str) -> Settings:
     if match:
         for pair in match.group(1).split():
             key, _, value = pair.partition("=")
+            if key in RUN_LINES:
+                continue
             if key == "select":
                 values["select"] = frozenset(value.split(","))
             elif key == "guard_functions":
@@ -36,6 +39,22 @@ def settings_for(case: Path, text: str) -> Settings:
             else:
                 values[key] = value.lower() == "true"
     return Settings(**values)  # type: ignore[arg-type]
+
+
+# Settings-line keys that give the lines a run saw, not settings.
+RUN_LINES = ("site_lines", "stack_lines")
+
+
+def run_lines_for(text: str) -> dict[str, frozenset[int]]:
+    """`site_lines` and `stack_lines` from the case's settings line (what a run of it saw)."""
+    first = text.splitlines()[0] if text else ""
+    match = re.match(r"#\s*settings:\s*(.*)", first)
+    found: dict[str, frozenset[int]] = {}
+    for pair in match.group(1).split() if match else ():
+        key, _, value = pair.partition("=")
+        if key in RUN_LINES:
+            found[key] = frozenset(int(line) for line in value.split(","))
+    return found
 
 
 def expected_reports(case: Path) -> list[tuple[int, str, str]]:
@@ -62,7 +81,7 @@ def test_golden(case: Path):
     expected = out_file.read_text() if out_file.exists() else source
     settings = settings_for(case, source)
 
-    outcome = fix_text(source, str(case), settings)
+    outcome = fix_text(source, str(case), settings, **run_lines_for(source))
     assert outcome.text == expected
     ast.parse(outcome.text)
     if not out_file.exists():
@@ -75,6 +94,6 @@ def test_golden(case: Path):
         assert (line, rule) == (want_line, want_rule)
         assert want_text in message
 
-    second = fix_text(outcome.text, str(case), settings)
+    second = fix_text(outcome.text, str(case), settings, **run_lines_for(source))
     assert second.text == outcome.text
     assert not second.applied

@@ -419,6 +419,7 @@ def propose(
         called_lines=called_lines,
         called_names=called_functions,
         compiled_elsewhere=compiled_elsewhere,
+        passed_lines=stack_lines,
     )
     empty = Proposals(
         site_functions=frozenset(regions.root_names), called_functions=frozenset(regions.called_names),

@@ -29,6 +29,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "moe-dense-dispatch": (("index_add_",), False),
     "local-buffer-cast": (("Buffer",), False),
     "buffer-as-number": (("Buffer", "register_buffer"), False),
+    "eager-only-default": (("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling", "is_tracing"), False),
     "sort-items-by-key": (("sorted",), False),
     "branch-to-where": (("if",), False),
     "branch-to-cond": (("if",), False),

@@ -260,13 +260,16 @@ class CompiledRegions:
         called_lines: frozenset[int] = frozenset(),
         called_names: frozenset[str] = frozenset(),
         compiled_elsewhere: frozenset[str] = frozenset(),
+        passed_lines: frozenset[int] = frozenset(),
     ) -> None:
         """`root_lines`: lines where a run saw a graph break; the innermost function holding each
         is a region (dynamic detection). `root_names`: the same, as qualified names.
         `called_lines` / `called_names`: those of them whose function was called from the user's
         code (not entered by torch.compile itself): helpers, in the run's view.
         `compiled_elsewhere`: functions another module compiles (`Net.forward` for a class, see
-        `graphweld.analysis.project`): regions where torch.compile starts its frame."""
+        `graphweld.analysis.project`): regions where torch.compile starts its frame.
+        `passed_lines`: lines on the stack of a break a run saw further in; the functions holding
+        them are entered by the rules that fix a break from its callers, not made regions."""
         indexer = _Indexer(record_calls=not assume_compiled)
         indexer.index(module)
         self.imports = indexer.imports
@@ -298,10 +301,13 @@ class CompiledRegions:
             self._compiled = {id(info.node) for info in indexer.functions} - disabled
         else:
             self._close_over_calls(decorators, disabled, extra_roots, compiled_elsewhere)
-        # Functions worth entering when looking for sites: regions and what encloses them.
+        # Functions worth entering when looking for sites: regions, the frames a run saw on the
+        # way to a break, and what encloses them.
+        passed = self.innermost_functions(module, passed_lines) if passed_lines else set()
+        self._passed = {id(info.node) for info in indexer.functions if info.qualname in passed}
         self._enclosing: set[int] = set()
         for info in indexer.functions:
-            if id(info.node) in self._compiled:
+            if id(info.node) in self._compiled or id(info.node) in self._passed:
                 outer = info.outer
                 while outer is not None and id(outer.node) not in self._enclosing:
                     self._enclosing.add(id(outer.node))
@@ -408,7 +414,7 @@ class CompiledRegions:
 
     def worth_entering(self, node: cst.FunctionDef) -> bool:
         """Whether a function is a region or holds one (nested functions, local classes)."""
-        return id(node) in self._compiled or id(node) in self._enclosing
+        return id(node) in self._compiled or id(node) in self._passed or id(node) in self._enclosing
 
     def function_info(self, node: cst.FunctionDef) -> FunctionInfo | None:
         return self._by_node.get(id(node))
