@@ -175,6 +175,11 @@ def reach_every_layer(config: Any, overrides: dict[str, Any]) -> list[str]:
 CHECKPOINT_FIELDS: dict[str, dict[str, Any]] = {
     # clip_qkv None makes DbrxAttention call clamp(min=None, max=None); databricks/dbrx-base sets 8.
     "DbrxConfig": {"attn_config.clip_qkv": 8},
+    # Hybrids whose default config has no attention layer, where every checkpoint has some (Bamba-9B
+    # at layers 9, 18 and 27; Granite 4.0-H among its Mamba layers); the cache then has no layer to
+    # ask its length and the model refuses to run. Their pattern cut to 2 layers: one of each.
+    "BambaConfig": {"attn_layer_indices": [1]},
+    "GraniteMoeHybridConfig": {"layer_types": ["linear_attention", "full_attention"]},
 }
 
 _MISSING = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
@@ -261,6 +266,14 @@ def shrink(cls: Any, config: Any, overrides: dict[str, Any]) -> list[str]:
                     value = getattr(sub, key, None)
                     if isinstance(value, int) and value >= 2 and value % 2 == 0:
                         _set(config, prefix + key, value // 2, overrides)
+    # A Mamba head's width the config derived from the hidden size when it was made ("auto"):
+    # derived again from the cut width, so heads x width still fill the expanded hidden size.
+    for prefix, sub in _paths(config):
+        heads, expand, width = (getattr(sub, key, None) for key in ("mamba_n_heads", "mamba_expand", "hidden_size"))
+        if all(isinstance(value, int) for value in (heads, expand, width, getattr(sub, "mamba_d_head", None))):
+            if sub.mamba_d_head * heads != expand * width and (expand * width) % heads == 0:
+                shrunk.append(f"{prefix}mamba_d_head {sub.mamba_d_head} -> {expand * width // heads} (as the config derives it)")
+                _set(config, prefix + "mamba_d_head", expand * width // heads, overrides)
     # A vision tower projects its features to the text's width (`out_hidden_size`): it follows it.
     width = getattr(text, "hidden_size", None)
     if isinstance(getattr(vision, "out_hidden_size", None), int):
@@ -332,6 +345,9 @@ def initial_recipe(name: str, model: Any, config: Any, images: bool = True) -> d
     vision = getattr(config, "vision_config", None)
     if images and vision is not None and "pixel_values" in parameters and "pixel_values" not in recipe and "input_ids" in recipe:
         recipe.update(_image_recipe(config, vision, parameters, recipe))
+    if {"hidden_states", "grid_thw"} <= parameters and not recipe:
+        # A vision tower alone (Qwen-VL's, GLM-4V's): the patches of one image per sample, on a grid.
+        recipe.update(_patches_on_a_grid(config, config, "hidden_states", "grid_thw", parameters)[0])
     if main == "input_values":
         # A codec takes (batch, channels, samples); a speech encoder (batch, samples).
         channels = _first(config, "audio_channels")
@@ -364,16 +380,7 @@ def _image_recipe(config: Any, vision: Any, parameters: set[str], recipe: dict[s
     channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
     image_token = _first(config, "image_token_id", "image_token_index")
     if "image_grid_thw" in parameters:
-        merge = getattr(vision, "spatial_merge_size", None) or getattr(config, "spatial_merge_size", None) or 2
-        temporal = getattr(vision, "temporal_patch_size", None) or 1
-        side = 2 * merge
-        images = {
-            "pixel_values": {"kind": "float", "shape": [BATCH * side * side, channels * temporal * patch * patch]},
-            "image_grid_thw": {"kind": "constant", "value": [[1, side, side]] * BATCH},
-        }
-        if "image_merge_sizes" in parameters:
-            images["image_merge_sizes"] = {"kind": "constant", "value": [merge] * BATCH}
-        tokens = (side // merge) ** 2
+        images, tokens = _patches_on_a_grid(config, vision, "pixel_values", "image_grid_thw", parameters)
     elif "spatial_shapes" in parameters:
         factor = getattr(config, "downsample_factor", None) or 2
         side = 2 * factor
@@ -398,6 +405,24 @@ def _token_types(ids: dict[str, Any]) -> dict[str, Any]:
     length = ids["shape"][1]
     images = ids.get("placeholders", [None, 0])[1]
     return {"kind": "constant", "value": [[1] * images + [0] * (length - images)] * BATCH}
+
+
+def _patches_on_a_grid(config: Any, vision: Any, pixels: str, grid: str, parameters: set[str]) -> tuple[dict[str, Any], int]:
+    """One image of 1 x 2m x 2m patches per sample (m the spatial merge), flattened, with its grid;
+    and the tokens it makes (m x m patches make one)."""
+    size = getattr(vision, "patch_size", None) or 14
+    patch = size[0] if isinstance(size, (list, tuple)) else size
+    channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
+    merge = getattr(vision, "spatial_merge_size", None) or getattr(config, "spatial_merge_size", None) or 2
+    temporal = getattr(vision, "temporal_patch_size", None) or 1
+    side = 2 * merge
+    images = {
+        pixels: {"kind": "float", "shape": [BATCH * side * side, channels * temporal * patch * patch]},
+        grid: {"kind": "constant", "value": [[1, side, side]] * BATCH},
+    }
+    if "image_merge_sizes" in parameters:
+        images["image_merge_sizes"] = {"kind": "constant", "value": [merge] * BATCH}
+    return images, (side // merge) ** 2
 
 
 def _with_placeholders(recipe: dict[str, Any], token: int, count: int) -> dict[str, Any]:
