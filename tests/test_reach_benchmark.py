@@ -57,6 +57,12 @@ def test_widths_are_cut_only_above_the_budget_and_said():
     shrunk = reach_models.shrink(transformers.Qwen2_5_VLForConditionalGeneration, qwen, vision_language)
     assert qwen.vision_config.out_hidden_size == qwen.text_config.hidden_size < 3584
     assert vision_language["vision_config.out_hidden_size"] == qwen.text_config.hidden_size
+    # A Mamba head's width, derived from the width when the config was made, is derived again.
+    hybrid: dict = {}
+    bamba = transformers.BambaConfig()
+    reach_models.cut_layers(bamba, hybrid)
+    reach_models.shrink(transformers.BambaForCausalLM, bamba, hybrid)
+    assert bamba.mamba_d_head * bamba.mamba_n_heads == bamba.mamba_expand * bamba.hidden_size
 
 
 @pytest.mark.slow
@@ -103,6 +109,13 @@ def test_a_vision_language_model_is_given_images_in_the_form_its_forward_takes()
     patched = reach_models.initial_recipe("Lfm2VlForConditionalGeneration", _PatchedVisionLanguageModel(), config)
     assert patched["pixel_values"]["shape"] == [2, 16, 3 * patch * patch]
     assert patched["spatial_shapes"]["value"] == [[4, 4], [4, 4]] and patched["input_ids"]["shape"] == [2, 20]
+    # A vision tower alone takes the patches and their grid directly.
+    class _VisionTower:
+        def forward(self, hidden_states, grid_thw, **kwargs):
+            raise NotImplementedError
+
+    tower = reach_models.initial_recipe("Qwen2VLVisionModel", _VisionTower(), config.vision_config)
+    assert tower["hidden_states"]["shape"] == recipe["pixel_values"]["shape"] and tower["grid_thw"]["value"] == [[1, 4, 4]] * 2
     # Without images the recipe is the text alone (the fallback when a model refuses them).
     assert "pixel_values" not in reach_models.initial_recipe("Qwen2VLForConditionalGeneration", _GridVisionLanguageModel(), config, images=False)
 
