@@ -413,7 +413,8 @@ class CompiledRegions:
         return id(node) in self._compiled
 
     def worth_entering(self, node: cst.FunctionDef) -> bool:
-        """Whether a function is a region or holds one (nested functions, local classes)."""
+        """Whether a function is a region, a frame a run saw on the way to a break, or holds one
+        (nested functions, local classes)."""
         return id(node) in self._compiled or id(node) in self._passed or id(node) in self._enclosing
 
     def function_info(self, node: cst.FunctionDef) -> FunctionInfo | None:
