@@ -56,6 +56,10 @@ def test_code_run_only_while_compiling_counts_as_exercised_where_dynamo_broke_in
     assert not exercised(3, check, eager_hits).ran
     traced = exercised(3, check, eager_hits, traced=frozenset({4}))
     assert traced.ran and traced.said == "run only under compilation: never in the eager run, and Dynamo broke the graph in it"
+    # A change at a definition (a decorator) is exercised when its body runs.
+    helper = "def helper(x):\n    y = x * 2\n    return y\n"
+    assert exercised(1, helper, {2: 3, 3: 3}).said == "ran 3 times"
+    assert not exercised(1, helper, {1: 1}).ran
     # A break elsewhere in the file says nothing of this statement.
     assert not exercised(3, check, eager_hits, traced=frozenset({6})).ran
     # The verdict reads the lines from the run's break sites and their stacks.

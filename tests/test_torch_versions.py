@@ -12,7 +12,7 @@ import torch
 
 from graphweld.analysis import torch_api
 from graphweld.engine import fix_text
-from test_golden import CASES, settings_for
+from test_golden import CASES, run_lines_for, settings_for
 
 ROOT = Path(__file__).parents[1]
 
@@ -30,7 +30,7 @@ def test_every_golden_rewrite_is_the_same_text_whichever_torch_is_installed(monk
     for case in CASES:
         expected = case.with_name(case.name.replace(".in.py", ".out.py"))
         source = case.read_text()
-        assert fix_text(source, str(case), settings_for(case, source)).text == (expected.read_text() if expected.exists() else source), case
+        assert fix_text(source, str(case), settings_for(case, source), **run_lines_for(source)).text == (expected.read_text() if expected.exists() else source), case
 
 
 def test_rewrites_name_only_apis_every_admitted_torch_has():

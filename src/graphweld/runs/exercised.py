@@ -48,6 +48,11 @@ def exercised(line: int, text: str, hits: dict[int, int], traced: frozenset[int]
     break or a frame on a break's stack; code that runs only while compiling (`if
     is_tracing():`) is never run by the eager reference, and Dynamo's log shows it ran there."""
     statement = _statements_by_line(text).get(line)
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.body:
+        # A change at a definition (a decorator): its `def` line runs once, at import; its body
+        # runs on each call.
+        line = statement.body[0].lineno
+        statement = _statements_by_line(text).get(line)
     ran = hits.get(line, 0)
     if ran == 0:
         end = getattr(statement, "end_lineno", None) or line
