@@ -234,16 +234,15 @@ def _derived_of(
     assign = _single_assign(statement)
     if assign is None:
         return None
-    target = assign.targets[0].target
-    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == receiver):
-        return None
-    if target.attr.value in buffers:
+    attribute = _attribute_of(assign.targets[0].target, receiver)
+    if attribute is None or attribute in buffers:
         return None
 
     def number(value: cst.BaseExpression) -> cst.BaseExpression | None:
-        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == receiver:
-            twin = buffers.get(value.attr.value)
-            return None if twin is None else value.with_changes(attr=cst.Name(twin))
+        read = _attribute_of(value, receiver)
+        if read is not None:
+            twin = buffers.get(read)
+            return None if twin is None else value.with_changes(attr=cst.Name(twin))  # type: ignore[union-attr]
         if isinstance(value, cst.Integer):
             return value
         if isinstance(value, cst.Name):
@@ -254,11 +253,8 @@ def _derived_of(
         return None
 
     value = number(assign.value)
-    reads_buffer = any(
-        isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == receiver and n.attr.value in buffers
-        for n in iter_nodes(assign.value)
-    )
-    return (target.attr.value, value) if value is not None and reads_buffer else None
+    reads_buffer = any(_attribute_of(n, receiver) in buffers for n in iter_nodes(assign.value))
+    return (attribute, value) if value is not None and reads_buffer else None
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -312,24 +308,19 @@ def _buffer_of(statement: cst.BaseStatement, receiver: str, qualify: Callable) -
     small = statement.body[0]
     if isinstance(small, cst.Assign) and len(small.targets) == 1:
         target, call = small.targets[0].target, small.value
+        attribute = _attribute_of(target, receiver)
         if (
-            isinstance(target, cst.Attribute)
-            and isinstance(target.value, cst.Name)
-            and target.value.value == receiver
+            attribute is not None
             and isinstance(call, cst.Call)
             and qualify(call.func) == "torch.nn.Buffer"
             and call.args
             and call.args[0].keyword is None
         ):
-            return target.attr.value, call.args[0].value
+            return attribute, call.args[0].value
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         call = small.value
-        func = call.func
         if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == receiver
-            and func.attr.value == "register_buffer"
+            _attribute_of(call.func, receiver) == "register_buffer"
             and len(call.args) >= 2
             and all(a.keyword is None for a in call.args[:2])
             and isinstance(call.args[0].value, cst.SimpleString)
@@ -377,10 +368,8 @@ def _assigns(method: cst.FunctionDef, buffers: dict[str, str]) -> bool:
             targets = [t.target for t in n.targets]
         elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
             targets = [n.target]
-        for target in targets:
-            for node in iter_nodes(target):
-                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == receiver and node.attr.value in buffers:
-                    return True
+        if any(_attribute_of(node, receiver) in buffers for target in targets for node in iter_nodes(target)):
+            return True
     return False
 
 
@@ -388,10 +377,14 @@ def _reads(method: cst.FunctionDef, buffers: dict[str, str]) -> bool:
     if not method.params.params:
         return False
     receiver = method.params.params[0].name.value
-    return any(
-        isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == receiver and n.attr.value in buffers
-        for n in iter_nodes(method.body)
-    )
+    return any(_attribute_of(n, receiver) in buffers for n in iter_nodes(method.body))
+
+
+def _attribute_of(node: cst.CSTNode, receiver: str | None) -> str | None:
+    """ATTR, for a node that is `receiver.ATTR` (`self.stride`); None for any other node."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and receiver is not None and node.value.value == receiver:
+        return node.attr.value
+    return None
 
 
 # -- the methods: where the values read from buffers go ----------------------------------------
@@ -723,12 +716,7 @@ class _Flow:
         return (arg.keyword is None or arg.keyword.value == "dtype") and self.conversion.qualify(arg.value) in _INTEGER_DTYPES
 
     def _is_buffer(self, node: cst.Attribute) -> bool:
-        return (
-            self.receiver is not None
-            and isinstance(node.value, cst.Name)
-            and node.value.value == self.receiver
-            and node.attr.value in self.conversion.buffers
-        )
+        return _attribute_of(node, self.receiver) in self.conversion.buffers
 
     def _is_method_of_class(self, func: cst.BaseExpression) -> bool:
         """`self.method` (or `ClassName.method`) naming a method of the class."""

@@ -31,7 +31,7 @@ from graphweld.discover import discover
 from graphweld.edits import LineMap
 from graphweld.engine import Change, ChangeKey, FixOutcome, fix_text
 from graphweld.runs.capture_fix import CaptureSettingFix, best_trial, capture_setting_fix
-from graphweld.runs.entry import EntryError, FileSites, RunReport, sites_by_file
+from graphweld.runs.entry import EntryError, FileSites, RunReport, sites_by_file, stack_lines_by_file
 from graphweld.runs.explanation import CaptureTrial, ExplainedSite, explain_sites, measure_capture_settings
 from graphweld.runs.exercised import NOT_RECORDED, Exercise, exercised
 from graphweld.runs.targets import EntryTarget, Target, check_tests_pass, tests_fail
@@ -515,11 +515,13 @@ def _exercised_in(path: str, line: int, text: str, original: str, reference: Run
     if text != original:
         line = LineMap.between(original, text).to_old(line)
     real = os.path.realpath(path)
-    traced = frozenset(
-        at
-        for site in reference.breaks
-        for file, at in ((site.file, site.line), *((frame[0], frame[1]) for frame in site.stack))
-        if os.path.realpath(file) == real
+
+    def here(file: str) -> bool:
+        return os.path.realpath(file) == real
+
+    # Dynamo traced the lines it broke at and the calls on the way to them.
+    traced = frozenset(site.line for site in reference.breaks if here(site.file)).union(
+        *stack_lines_by_file(reference.breaks, here).values()
     )
     return exercised(line, original, reference.coverage.get(real, {}), traced)
 
