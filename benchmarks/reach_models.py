@@ -375,9 +375,7 @@ def _image_recipe(config: Any, vision: Any, parameters: set[str], recipe: dict[s
     - patches with their grid's shape (`spatial_shapes`: SigLIP2 towers, LFM2-VL): 4 x 4 patches,
       downsampled by the config's factor;
     - else a 224-pixel image, its token count calibrated from the model's own complaint."""
-    size = getattr(vision, "patch_size", None) or 14
-    patch = size[0] if isinstance(size, (list, tuple)) else size
-    channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
+    patch, channels = _patch_and_channels(vision)
     image_token = _first(config, "image_token_id", "image_token_index")
     if "image_grid_thw" in parameters:
         images, tokens = _patches_on_a_grid(config, vision, "pixel_values", "image_grid_thw", parameters)
@@ -410,9 +408,7 @@ def _token_types(ids: dict[str, Any]) -> dict[str, Any]:
 def _patches_on_a_grid(config: Any, vision: Any, pixels: str, grid: str, parameters: set[str]) -> tuple[dict[str, Any], int]:
     """One image of 1 x 2m x 2m patches per sample (m the spatial merge), flattened, with its grid;
     and the tokens it makes (m x m patches make one)."""
-    size = getattr(vision, "patch_size", None) or 14
-    patch = size[0] if isinstance(size, (list, tuple)) else size
-    channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
+    patch, channels = _patch_and_channels(vision)
     merge = getattr(vision, "spatial_merge_size", None) or getattr(config, "spatial_merge_size", None) or 2
     temporal = getattr(vision, "temporal_patch_size", None) or 1
     side = 2 * merge
@@ -423,6 +419,13 @@ def _patches_on_a_grid(config: Any, vision: Any, pixels: str, grid: str, paramet
     if "image_merge_sizes" in parameters:
         images["image_merge_sizes"] = {"kind": "constant", "value": [merge] * BATCH}
     return images, (side // merge) ** 2
+
+
+def _patch_and_channels(vision: Any) -> tuple[int, int]:
+    """A vision tower's patch side (the first of a per-stage list) and input channels."""
+    size = getattr(vision, "patch_size", None) or 14
+    channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
+    return (size[0] if isinstance(size, (list, tuple)) else size), channels
 
 
 def _with_placeholders(recipe: dict[str, Any], token: int, count: int) -> dict[str, Any]:

@@ -291,6 +291,8 @@ class CompiledRegions:
         # compile call named by it); lines are found only when `root_reasons()` is asked.
         self._root_reasons: dict[str, tuple[str, cst.Call | None]] = {}
         self._module = module
+        # The span of each function (by id), placed once however many kinds of lines are mapped.
+        self._function_spans: dict | None = None
         if root_lines:
             self.root_names |= self.innermost_functions(module, root_lines)
         self.called_names = set(called_names)
@@ -317,7 +319,12 @@ class CompiledRegions:
         """The qualified names of the innermost functions holding `lines` of `module`."""
         from graphweld.positions import node_spans
 
-        spans = node_spans(module, [info.node for info in self._indexer.functions])
+        if module is self._module and self._function_spans is not None:
+            spans = self._function_spans
+        else:
+            spans = node_spans(module, [info.node for info in self._indexer.functions])
+            if module is self._module:
+                self._function_spans = spans
         found: set[str] = set()
         for line in lines:
             holders = [
