@@ -86,7 +86,8 @@ class EagerOnlyDefault(Rule):
         name = tested[0]
         if not _binds_only(node.body, name):
             return
-        if not self._break_reads_it_after(function, node, name):
+        reader = self._reader_on_a_break(function, node, name)
+        if reader is None:
             return
         test = next(part for part in parts if part not in checks)
         message = (
@@ -94,14 +95,16 @@ class EagerOnlyDefault(Rule):
             "None and the code after it fails while Dynamo traces, so the frame runs eagerly: build it when "
             "compiling too"
         )
-        self.propose(node, [node.with_changes(test=test)], anchor=checks[0], message=message, safety=Safety.SAFE)
+        self.propose(
+            node, [node.with_changes(test=test)], anchor=checks[0], message=message, safety=Safety.SAFE, resolves=[reader]
+        )
 
-    def _break_reads_it_after(self, function: cst.FunctionDef, node: cst.If, name: str) -> bool:
-        """Whether a run saw a break at, or on the way through, a statement of the function after
-        the `if` that reads `name`."""
+    def _reader_on_a_break(self, function: cst.FunctionDef, node: cst.If, name: str) -> cst.CSTNode | None:
+        """The statement of the function after the `if` that reads `name` where a run saw a break,
+        or a call on the way to one; None when there is none."""
         lines = self.context.stack_lines | self.context.break_lines
         if not lines or not isinstance(function.body, cst.IndentedBlock):
-            return False
+            return None
         # Simple statements reading the name, and compound ones reading it in their header (their
         # first line: a break further in their body is on a simple statement of its own).
         readers = [
@@ -115,15 +118,15 @@ class EagerOnlyDefault(Rule):
         spans = node_spans(self.context.module, [node, *readers], self.context.text)
         end = spans.get(id(node))
         if end is None:
-            return False
+            return None
         for statement in readers:
             span = spans.get(id(statement))
             if span is None or span.start_line <= end.end_line:
                 continue
             last = span.end_line if isinstance(statement, cst.SimpleStatementLine) else span.start_line
             if any(span.start_line <= line <= last for line in lines):
-                return True
-        return False
+                return statement
+        return None
 
 
 def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:

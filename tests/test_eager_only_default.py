@@ -36,3 +36,14 @@ def test_the_stack_compiles_whole_with_the_same_outputs_once_the_default_is_buil
         torch.testing.assert_close(stats.result, expected, rtol=0, atol=0)
     # The eager program is the same before and after.
     torch.testing.assert_close(after_expected, before_expected, rtol=0, atol=0)
+
+
+def test_the_break_at_the_statement_reading_the_name_is_the_changes_to_fix():
+    # `explain` names the rule for a break at the statement that meets `None` (Pop2Piano's subscript).
+    from graphweld.engine import propose
+
+    path = GOLDEN / "pop2piano_encoder_subscripts_the_mask.in.py"
+    source = path.read_text()
+    changes = propose(source, str(path), settings_for(path, source), **run_lines_for(source)).changes
+    assert [change.rule for change in changes] == ["eager-only-default"]
+    assert changes[0].location.line == 17 and changes[0].targets_line(19)
