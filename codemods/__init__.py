@@ -3,6 +3,7 @@
 `RULES` is the registry, in the order rules are listed and applied.
 """
 
+from graphweld.codemods.block_diagonal_attention import BlockDiagonalAttention
 from graphweld.codemods.branch_to_cond import BranchToCond
 from graphweld.codemods.branch_to_where import BranchToWhere
 from graphweld.codemods.branchless_guard import BranchlessGuard
@@ -37,6 +38,7 @@ RULES = (
     BranchlessGuard,
     LayerdropGuard,
     MoeDenseDispatch,
+    BlockDiagonalAttention,
     LocalBufferCast,
     BufferAsNumber,
     EagerOnlyDefault,
@@ -58,6 +60,7 @@ RULES_BY_ID = {rule.id: rule for rule in RULES}
 __all__ = [
     "RULES",
     "RULES_BY_ID",
+    "BlockDiagonalAttention",
     "BranchToCond",
     "BranchToWhere",
     "BranchlessGuard",

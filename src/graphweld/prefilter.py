@@ -27,6 +27,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "branchless-guard": (("isinf", "isnan", "isposinf", "isneginf"), False),
     "layerdrop-guard": (("rand", "rand_like"), False),
     "moe-dense-dispatch": (("index_add_",), False),
+    "block-diagonal-attention": (("tolist",), False),
     "local-buffer-cast": (("Buffer",), False),
     "buffer-as-number": (("Buffer", "register_buffer"), False),
     "eager-only-default": (("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling", "is_tracing"), False),

@@ -1,0 +1,11 @@
+# settings: unsafe_fixes=true
+import torch
+import torch.nn.functional as F
+
+
+def attend(q, k, v, lengths):
+    # Never compiled: one call per segment is what eager code may prefer.
+    splits = [torch.split(t, lengths.tolist(), dim=2) for t in (q, k, v)]
+    outs = [F.scaled_dot_product_attention(a, b, c) for a, b, c in zip(*splits)]
+    out = torch.cat(outs, dim=2)
+    return out
