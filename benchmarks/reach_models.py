@@ -179,8 +179,16 @@ CHECKPOINT_FIELDS: dict[str, dict[str, Any]] = {
     # at layers 9, 18 and 27; Granite 4.0-H among its Mamba layers); the cache then has no layer to
     # ask its length and the model refuses to run. Their pattern cut to 2 layers: one of each.
     "BambaConfig": {"attn_layer_indices": [1]},
-    "GraniteMoeHybridConfig": {"layer_types": ["linear_attention", "full_attention"]},
+    "GraniteMoeHybridConfig": {"layer_types": lambda config: _one_recurrent_one_attention(config.layer_types or ["mamba"])},
 }
+
+
+def _one_recurrent_one_attention(default_types: list[str]) -> list[str]:
+    """Granite 4.0-H's pattern cut to 2 layers in the installed transformers' names: its default
+    (recurrent) kind, then attention ("mamba", "attention" in 5.8; "linear_attention",
+    "full_attention" in 5.24)."""
+    recurrent = default_types[0]
+    return [recurrent, "full_attention" if recurrent == "linear_attention" else "attention"]
 
 _MISSING = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
 
@@ -546,6 +554,7 @@ def _overrides(cls: Any, reach: bool) -> dict[str, Any]:
     config = cls.config_class()
     completed = []
     for path, value in CHECKPOINT_FIELDS.get(type(config).__name__, {}).items():
+        value = value(config) if callable(value) else value
         _set(config, path, value, overrides)
         completed.append(f"{path} = {value!r} (as the released checkpoint)")
     cut_layers(config, overrides)

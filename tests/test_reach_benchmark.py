@@ -37,6 +37,14 @@ def test_layers_are_cut_to_two_in_every_config_with_one_of_each_kind_of_layer():
     assert hybrid.num_hidden_layers == 2 and hybrid.layer_types == ["sliding_attention", "full_attention"]
 
 
+def test_a_hybrid_gets_one_recurrent_and_one_attention_layer_in_its_transformers_names():
+    # Granite 4.0-H's checkpoints mix attention into their recurrent layers; transformers 5.8
+    # names the kinds "mamba"/"attention", 5.24 "linear_attention"/"full_attention".
+    choose = reach_models._one_recurrent_one_attention
+    assert choose(["linear_attention"] * 40) == ["linear_attention", "full_attention"]
+    assert choose(["mamba"] * 32) == ["mamba", "attention"]
+
+
 def test_widths_are_cut_only_above_the_budget_and_said():
     small: dict = {}
     bert = transformers.BertConfig()
