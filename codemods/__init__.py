@@ -21,6 +21,7 @@ from graphweld.codemods.local_buffer_cast import LocalBufferCast
 from graphweld.codemods.moe_dense_dispatch import MoeDenseDispatch
 from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
+from graphweld.codemods.numpy_on_numbers import NumpyOnNumbers
 from graphweld.codemods.sort_items_by_key import SortItemsByKey
 from graphweld.codemods.split_train_step import SplitTrainStep
 from graphweld.codemods.unroll_loop import UnrollLoop
@@ -41,6 +42,7 @@ RULES = (
     BlockDiagonalAttention,
     LocalBufferCast,
     BufferAsNumber,
+    NumpyOnNumbers,
     EagerOnlyDefault,
     SortItemsByKey,
     BranchToWhere,
@@ -78,6 +80,7 @@ __all__ = [
     "IterateSourceList",
     "MoeDenseDispatch",
     "NonstrictHelper",
+    "NumpyOnNumbers",
     "SortItemsByKey",
     "SplitTrainStep",
     "UnrollLoop",

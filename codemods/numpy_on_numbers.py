@@ -1,0 +1,180 @@
+"""numpy-on-numbers: NumPy arithmetic on Python numbers in compiled code is done with Python's own functions."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from graphweld.rule import Rule, Safety
+from graphweld.walk import iter_nodes
+
+# NumPy functions with a Python equivalent that gives the same number for Python numbers (or a
+# flat sequence of them), and that equivalent: (module, name); module None for a builtin.
+_EQUIVALENTS: dict[str, tuple[str | None, str, int]] = {
+    # name: (module, function, how many positional arguments)
+    "numpy.lcm": ("math", "lcm", 2),
+    "numpy.gcd": ("math", "gcd", 2),
+    "numpy.sum": (None, "sum", 1),
+    "numpy.prod": ("math", "prod", 1),
+}
+# Arguments that are NumPy arrays or tensors (a NumPy call's result, a tensor the code shows):
+# Python's functions read those differently (`sum` of a 2-D array adds its rows).
+_ARRAY_MAKERS = ("numpy.", "torch.")
+
+
+class NumpyOnNumbers(Rule):
+    """Compute with Python's own functions where compiled code gives NumPy Python numbers.
+
+    ## What it fixes
+    In a compiled region, `np.lcm(a, b)`, `np.gcd(a, b)`, `np.sum(numbers)` and
+    `np.prod(numbers)` called on Python numbers or a flat sequence of them (a list, a slice of
+    one, a tensor's `shape`): BigBird's random-attention plan sizes an array with
+    `np.sum(plan_num_rand_blocks[: max_plan_idx + 1])`, Reformer pads to
+    `np.lcm(lsh_chunk_length, local_chunk_length)`, and many modules flatten with
+    `x.view(-1, np.prod(x.shape[1:]))`. They become `sum(...)`, `math.lcm`, `math.gcd` and
+    `math.prod` (`import math` is added where the module lacks it).
+
+    ## Why the graph breaks
+    Dynamo traces NumPy calls as tensor operations (`torch._numpy`), so even on constants their
+    result is a tensor whose value is not known while the graph is built. Used as a size it is a
+    "Data dependent operator" (GB0033), in a condition a data-dependent branch (GB0170), and the
+    frame is often skipped: BigBird's attention plan breaks 11 times in a 2-layer model. Python's
+    functions on Python numbers give Python numbers, which Dynamo folds into the graph.
+
+    ## Example
+    ```python
+    rand_attn = [
+        np.zeros((num_blocks, np.sum(plan_num_rand_blocks[: max_plan_idx + 1])), dtype=np.int32)
+        for i in range(num_heads)
+    ]
+    ```
+    becomes
+    ```python
+    rand_attn = [
+        np.zeros((num_blocks, sum(plan_num_rand_blocks[: max_plan_idx + 1])), dtype=np.int32)
+        for i in range(num_heads)
+    ]
+    ```
+
+    ## Safety
+    Always unsafe, so only applied with `--unsafe-fixes`; verify with `fix --entry`. On Python
+    integers the numbers are equal (NumPy's are `int64`, which overflow where Python's do not);
+    on floats `np.sum` adds pairwise and `sum` in order, which can differ in the last bits.
+    graphweld cannot see that an argument is not an array: `math.lcm`, `math.gcd` and
+    `math.prod` of arrays raise or differ, and `sum` of a 2-D array adds its rows where `np.sum`
+    adds everything. Left alone: an argument the code shows is an array or a tensor (made by a
+    NumPy or torch call in the function), calls with keywords (`axis=`, `dtype=`), calls that are
+    not in a simple statement, and modules that bind `math` to something else.
+    """
+
+    id = "numpy-on-numbers"
+    reference = "https://docs.pytorch.org/docs/stable/torch.compiler_faq.html#does-numpy-work-with-torch-compile"
+    summary = "Compute with Python's own functions where compiled code gives NumPy Python numbers"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "`np.lcm(a, b)`, `np.gcd(a, b)`, `np.sum(numbers)`, `np.prod(numbers)` in compiled code, on Python numbers "
+        "or a flat sequence of them (BigBird's attention plan, Reformer's chunk length, `np.prod(x.shape[1:])`)"
+    )
+    rewrite = "`math.lcm`, `math.gcd`, `sum`, `math.prod` (and `import math` where the module lacks it)"
+    default = "unsafe: graphweld cannot see that the arguments are not arrays"
+    trigger_words = ("lcm", "gcd", "sum", "prod")
+    needs_breaker_call = False
+    node_types = (cst.FunctionDef,)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        context = self.context
+        if context.current_function is not node or not context.in_compiled_region:
+            return
+        imports = context.regions.imports
+        math_name = imports.local_name("math")
+        if math_name is None and "math" in imports.aliases:
+            return  # `math` names something else here
+        values = context.function_values(node)
+        # One change per function: its lines and, where the module lacks it, `import math` once.
+        found = []
+        for statement in _own_lines(node):
+            calls = [call for call in iter_nodes(statement) if self._replaceable(call, imports, values)]
+            if calls:
+                found.append((statement, calls))
+        if not found:
+            return
+        calls = [call for _, line_calls in found for call in line_calls]
+        extra: list[tuple[cst.CSTNode, list[cst.BaseStatement]]] = []
+        if math_name is None and any(_EQUIVALENTS[imports.qualify(call.func)][0] == "math" for call in calls):  # type: ignore[index]
+            anchor = _numpy_import(context.module, imports)
+            if anchor is None:
+                return
+            extra.append((anchor, [anchor, cst.parse_statement("import math\n")]))
+        equivalents = _Equivalents({id(call) for call in calls}, imports, math_name or "math")
+        extra += [(statement, [statement.visit(equivalents)]) for statement, _ in found[1:]]
+        names = ", ".join(dict.fromkeys(f"`{context.code(call.func)}`" for call in calls))
+        message = (
+            f"{names} on Python numbers: Dynamo traces NumPy as tensors, whose values it does not know while it "
+            "builds the graph; compute with Python's own function (unsafe: graphweld cannot see that the "
+            "arguments are not arrays)"
+        )
+        first = found[0][0]
+        self.propose(first, [first.visit(equivalents)], anchor=calls[0], message=message, safety=Safety.UNSAFE, extra=extra)
+
+    def _replaceable(self, node: cst.CSTNode, imports, values) -> bool:  # type: ignore[no-untyped-def]
+        if not isinstance(node, cst.Call):
+            return False
+        equivalent = _EQUIVALENTS.get(imports.qualify(node.func) or "")
+        if equivalent is None:
+            return False
+        if len(node.args) != equivalent[2] or any(arg.keyword is not None or arg.star for arg in node.args):
+            return False
+        return not any(_array_like(arg.value, imports, values) for arg in node.args)
+
+
+def _array_like(node: cst.BaseExpression, imports, values) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the code shows the value is an array or a tensor: made by a NumPy or torch call
+    (directly, or through a name bound once), or a tensor by the function's values."""
+    if values.is_tensor(node):
+        return True
+    if isinstance(node, cst.Name):
+        bound = values.single_value(node.value)
+        if bound is None:
+            return False
+        node = bound
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    if isinstance(node, cst.Call):
+        qualified = imports.qualify(node.func) or ""
+        return qualified.startswith(_ARRAY_MAKERS)
+    return False
+
+
+def _own_lines(function: cst.FunctionDef) -> list[cst.SimpleStatementLine]:
+    """The function's simple statement lines, not those of functions or classes nested in it."""
+    nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    return [
+        node
+        for node in iter_nodes(function.body, prune=lambda node: isinstance(node, nested))
+        if isinstance(node, cst.SimpleStatementLine)
+    ]
+
+
+def _numpy_import(module: cst.Module, imports) -> cst.SimpleStatementLine | None:  # type: ignore[no-untyped-def]
+    """The module-level line that imports NumPy (`import math` goes after it)."""
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Import) and any(
+                imports.qualify(alias.name) == "numpy" or cst.Module([]).code_for_node(alias.name) == "numpy"
+                for alias in small.names
+            ):
+                return statement
+    return None
+
+
+class _Equivalents(cst.CSTTransformer):
+    def __init__(self, calls: set[int], imports, math_name: str) -> None:  # type: ignore[no-untyped-def]
+        self.calls, self.imports, self.math_name = calls, imports, math_name
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if id(original) not in self.calls:
+            return updated
+        module, name, _ = _EQUIVALENTS[self.imports.qualify(original.func)]
+        func: cst.BaseExpression = cst.Name(name) if module is None else cst.Attribute(cst.Name(self.math_name), cst.Name(name))
+        return updated.with_changes(func=func)

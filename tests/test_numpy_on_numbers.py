@@ -1,0 +1,42 @@
+"""numpy-on-numbers, compiled: the goldens (BigBird's random-attention plan, Reformer's chunk
+length, a head flattening with `np.prod`) break or skip a frame before the rewrite and compile
+into one graph after it, with the same outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from compile_stats import compile_stats, load_module
+from test_golden import settings_for
+
+from graphweld.engine import fix_text
+
+GOLDEN = Path(__file__).parent / "golden" / "numpy-on-numbers"
+
+CASES = [
+    ("bigbird_random_plan", "BlockSparseAttention", (2, 40, 4)),
+    ("reformer_chunk_lcm", "ChunkPadder", (2, 13, 4)),
+    ("flatten_with_prod", "Head", (2, 2, 3, 4)),
+]
+
+
+@pytest.mark.parametrize(("case", "layer_class", "shape"), CASES)
+def test_numpy_on_numbers_compiles_whole_with_the_same_outputs(case, layer_class, shape):
+    path = GOLDEN / f"{case}.in.py"
+    source = path.read_text()
+    rewritten = fix_text(source, str(path), settings_for(path, source)).text
+    assert rewritten != source
+    torch.manual_seed(0)
+    before = getattr(load_module(source), layer_class)()
+    after = getattr(load_module(rewritten), layer_class)()
+    after.load_state_dict(before.state_dict())
+    x = torch.randn(*shape)
+
+    original = compile_stats(before, x)
+    fixed = compile_stats(after, x)
+    assert original.skipped_frames + original.frames - 1 >= 1  # the original breaks or skips a frame
+    assert (fixed.graphs, fixed.skipped_frames, fixed.frames) == (1, 0, 1)
+    torch.testing.assert_close(fixed.result, before(x))
+    torch.testing.assert_close(original.result, before(x))
