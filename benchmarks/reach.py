@@ -390,6 +390,12 @@ def main() -> None:
     version, torch_version, package = versions.stdout.split()
     if args.programs:
         classes = _last_json(_run([args.python, str(HERE / "reach_programs.py"), "list"], 600).stdout)
+        if args.models:  # only the programs named, as for transformers classes
+            named = args.models.split(",")
+            unknown = sorted(set(named) - set(classes))
+            if unknown:
+                sys.exit(f"error: no such program: {', '.join(unknown)} (reach_programs.py list)")
+            classes = named
     else:
         classes = args.models.split(",") if args.models else _classes(args.python)
     if not args.models and not args.all_classes and not args.programs:

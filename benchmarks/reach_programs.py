@@ -1,5 +1,5 @@
 """Programs built from the other pure-Python libraries people compile (kornia, torchmetrics,
-torch-geometric, diffusers, x-transformers, torchdiffeq, gpytorch), for `reach.py`: each is what a
+torch-geometric, diffusers, x-transformers, torchdiffeq, gpytorch, monai, pyro, einops, botorch), for `reach.py`: each is what a
 user of the library writes and hands to `torch.compile`, a module or a function, with inputs of
 batch 2 from the library's own defaults where it has them, small widths (CPU, 2 cores), no
 weights from a hub (every model from its constructor or config).
@@ -25,7 +25,7 @@ import torch
 # name -> (library module to import, build(): the program); its inputs are `_<build>_inputs()`.
 PROGRAMS: dict[str, tuple[str, Callable[[], Any]]] = {}
 # The packages a library's code runs in, fixed together (gpytorch builds linear_operator's operators).
-PACKAGES = {"gpytorch": ("gpytorch", "linear_operator")}
+PACKAGES = {"gpytorch": ("gpytorch", "linear_operator"), "botorch": ("botorch", "gpytorch", "linear_operator")}
 
 
 def program(name: str, library: str):  # type: ignore[no-untyped-def]
@@ -395,6 +395,193 @@ def gpytorch_exact_gp():  # type: ignore[no-untyped-def]
 
 def _gpytorch_exact_gp_inputs():  # type: ignore[no-untyped-def]
     return (torch.linspace(0, 1, 7),)
+
+
+# -- monai: medical imaging networks and losses, as a training step compiles them ----------------
+
+
+@program("monai:unet", "monai")
+def monai_unet():  # type: ignore[no-untyped-def]
+    from monai.networks.nets import UNet
+
+    torch.manual_seed(0)
+    return UNet(spatial_dims=2, in_channels=1, out_channels=2, channels=(8, 16, 32), strides=(2, 2), num_res_units=1)
+
+
+def _monai_unet_inputs():  # type: ignore[no-untyped-def]
+    return _images(channels=1)
+
+
+@program("monai:vit", "monai")
+def monai_vit():  # type: ignore[no-untyped-def]
+    from monai.networks.nets import ViT
+
+    torch.manual_seed(0)
+    return ViT(
+        in_channels=1, img_size=(32, 32), patch_size=(8, 8), spatial_dims=2, hidden_size=48, mlp_dim=96,
+        num_layers=2, num_heads=4, classification=True, num_classes=3,
+    )
+
+
+def _monai_vit_inputs():  # type: ignore[no-untyped-def]
+    return _images(channels=1)
+
+
+@program("monai:swin_unetr", "monai")
+def monai_swin_unetr():  # type: ignore[no-untyped-def]
+    from monai.networks.nets import SwinUNETR
+
+    torch.manual_seed(0)
+    return SwinUNETR(in_channels=1, out_channels=2, feature_size=12, spatial_dims=2, depths=(1, 1, 1, 1))
+
+
+def _monai_swin_unetr_inputs():  # type: ignore[no-untyped-def]
+    return _images(channels=1, size=64)
+
+
+@program("monai:dice_ce_loss", "monai")
+def monai_dice_ce_loss():  # type: ignore[no-untyped-def]
+    from monai.losses import DiceCELoss
+
+    return DiceCELoss(sigmoid=True)
+
+
+def _monai_dice_ce_loss_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 2, 16, 16), (torch.rand(2, 2, 16, 16) > 0.5).float()
+
+
+# -- pyro: probabilistic programs, their loss as a training step computes it ------------------------
+
+
+@program("pyro:regression_elbo", "pyro")
+def pyro_regression_elbo():  # type: ignore[no-untyped-def]
+    import pyro
+    import pyro.distributions as dist
+    from pyro.infer import Trace_ELBO
+    from pyro.infer.autoguide import AutoNormal
+    from pyro.nn import PyroModule, PyroSample
+
+    pyro.set_rng_seed(0)
+    pyro.clear_param_store()
+
+    class Regression(PyroModule):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = PyroModule[torch.nn.Linear](3, 1)
+            self.linear.weight = PyroSample(dist.Normal(0.0, 1.0).expand([1, 3]).to_event(2))
+            self.linear.bias = PyroSample(dist.Normal(0.0, 10.0).expand([1]).to_event(1))
+
+        def forward(self, x, y=None):  # type: ignore[no-untyped-def]
+            sigma = pyro.sample("sigma", dist.Uniform(0.0, 10.0))
+            mean = self.linear(x).squeeze(-1)
+            with pyro.plate("data", x.shape[0]):
+                pyro.sample("obs", dist.Normal(mean, sigma), obs=y)
+            return mean
+
+    regression = Regression()
+    guide = AutoNormal(regression)
+    elbo = Trace_ELBO()
+
+    class Loss(torch.nn.Module):
+        """The ELBO a training step minimises (the guide's parameters are made by a first call)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.regression, self.guide = regression, guide
+
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return elbo.differentiable_loss(self.regression, self.guide, x, y)
+
+    loss = Loss()
+    x, y = _pyro_regression_elbo_inputs()
+    loss(x, y)
+    return loss
+
+
+def _pyro_regression_elbo_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    x = torch.randn(8, 3)
+    return x, x @ torch.tensor([1.0, -2.0, 0.5]) + 0.1 * torch.randn(8)
+
+
+@program("pyro:log_prob", "pyro")
+def pyro_log_prob():  # type: ignore[no-untyped-def]
+    import pyro.distributions as dist
+
+    class LogProb(torch.nn.Module):
+        """The log density of observations under a few of the library's distributions."""
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            normal = dist.Normal(torch.zeros(4), torch.ones(4)).to_event(1).log_prob(x)
+            mixture = dist.MixtureSameFamily(dist.Categorical(logits=torch.zeros(3)), dist.Normal(torch.arange(3.0), 1.0))
+            student = dist.StudentT(3.0, 0.0, 1.0).log_prob(x).sum(-1)
+            return normal + mixture.log_prob(x).sum(-1) + student
+
+    return LogProb()
+
+
+def _pyro_log_prob_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 4),)
+
+
+# -- einops: tensor rearrangement inside a model --------------------------------------------------
+
+
+@program("einops:attention", "einops")
+def einops_attention():  # type: ignore[no-untyped-def]
+    from einops import rearrange, reduce
+    from einops.layers.torch import Rearrange
+
+    class PatchAttention(torch.nn.Module):
+        def __init__(self, dim: int = 32, heads: int = 4) -> None:
+            super().__init__()
+            self.heads = heads
+            self.to_patches = Rearrange("b c (h p1) (w p2) -> b (h w) (p1 p2 c)", p1=8, p2=8)
+            self.embed = torch.nn.Linear(3 * 64, dim)
+            self.qkv = torch.nn.Linear(dim, dim * 3)
+
+        def forward(self, images: torch.Tensor) -> torch.Tensor:
+            tokens = self.embed(self.to_patches(images))
+            q, k, v = (rearrange(t, "b n (h d) -> b h n d", h=self.heads) for t in self.qkv(tokens).chunk(3, dim=-1))
+            out = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+            return reduce(rearrange(out, "b h n d -> b n (h d)"), "b n d -> b d", "mean")
+
+    torch.manual_seed(0)
+    return PatchAttention()
+
+
+def _einops_attention_inputs():  # type: ignore[no-untyped-def]
+    return _images()
+
+
+# -- botorch: Bayesian optimisation, a model's posterior at candidate points -------------------------
+
+
+@program("botorch:single_task_gp", "botorch")
+def botorch_single_task_gp():  # type: ignore[no-untyped-def]
+    from botorch.models import SingleTaskGP
+
+    torch.manual_seed(0)
+    train_x = torch.rand(12, 2, dtype=torch.float64)
+    train_y = (train_x.sin().sum(-1, keepdim=True)) + 0.05 * torch.randn(12, 1, dtype=torch.float64)
+
+    class Posterior(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = SingleTaskGP(train_x, train_y).eval()
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            posterior = self.model.posterior(x)
+            return posterior.mean, posterior.variance
+
+    return Posterior()
+
+
+def _botorch_single_task_gp_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(1)
+    return (torch.rand(5, 2, dtype=torch.float64),)
 
 
 # -- the entry and the command line ---------------------------------------------------------------
