@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.names import ImportTable
+from graphweld.analysis.tensors import FunctionValues
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
 # NumPy functions with a Python equivalent that gives the same number for Python numbers (or a
-# flat sequence of them), and that equivalent: (module, name); module None for a builtin.
+# flat sequence of them): (the equivalent's module, None for a builtin; its name; how many
+# positional arguments the call takes).
 _EQUIVALENTS: dict[str, tuple[str | None, str, int]] = {
-    # name: (module, function, how many positional arguments)
     "numpy.lcm": ("math", "lcm", 2),
     "numpy.gcd": ("math", "gcd", 2),
     "numpy.sum": (None, "sum", 1),
@@ -115,7 +117,7 @@ class NumpyOnNumbers(Rule):
         first = found[0][0]
         self.propose(first, [first.visit(equivalents)], anchor=calls[0], message=message, safety=Safety.UNSAFE, extra=extra)
 
-    def _replaceable(self, node: cst.CSTNode, imports, values) -> bool:  # type: ignore[no-untyped-def]
+    def _replaceable(self, node: cst.CSTNode, imports: ImportTable, values: FunctionValues) -> bool:
         if not isinstance(node, cst.Call):
             return False
         equivalent = _EQUIVALENTS.get(imports.qualify(node.func) or "")
@@ -126,7 +128,7 @@ class NumpyOnNumbers(Rule):
         return not any(_array_like(arg.value, imports, values) for arg in node.args)
 
 
-def _array_like(node: cst.BaseExpression, imports, values) -> bool:  # type: ignore[no-untyped-def]
+def _array_like(node: cst.BaseExpression, imports: ImportTable, values: FunctionValues) -> bool:
     """Whether the code shows the value is an array or a tensor: made by a NumPy or torch call
     (directly, or through a name bound once), or a tensor by the function's values."""
     if values.is_tensor(node):
@@ -154,7 +156,7 @@ def _own_lines(function: cst.FunctionDef) -> list[cst.SimpleStatementLine]:
     ]
 
 
-def _numpy_import(module: cst.Module, imports) -> cst.SimpleStatementLine | None:  # type: ignore[no-untyped-def]
+def _numpy_import(module: cst.Module, imports: ImportTable) -> cst.SimpleStatementLine | None:
     """The module-level line that imports NumPy (`import math` goes after it)."""
     for statement in module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
@@ -169,7 +171,7 @@ def _numpy_import(module: cst.Module, imports) -> cst.SimpleStatementLine | None
 
 
 class _Equivalents(cst.CSTTransformer):
-    def __init__(self, calls: set[int], imports, math_name: str) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, calls: set[int], imports: ImportTable, math_name: str) -> None:
         self.calls, self.imports, self.math_name = calls, imports, math_name
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
