@@ -26,7 +26,8 @@ class BlockDiagonalAttention(Rule):
     Attention over a packed sequence that holds several segments (the patches of several images,
     several documents) written as one attention call per segment: `q`, `k` and `v` are cut at the
     segments' lengths with `torch.split(t, lengths.tolist(), dim=d)`, the attention function runs
-    on each triple (`for q, k, v in zip(*splits)`) and the results are joined with `torch.cat`.
+    on each triple (`for q, k, v in zip(*splits)`) and the results are joined with `torch.cat`
+    (assigned, or inside a longer expression: `torch.cat(outs, dim=2).transpose(1, 2)`).
     This is the non-flash path of the vision encoders of Qwen2-VL, Qwen2.5-VL, Qwen3-VL,
     GLM-4V, GLM-OCR, ERNIE 4.5 VL, PaddleOCR-VL and their copies, where the attention function is
     a transformers attention interface called with `attention_mask=None`, and the plain form
@@ -125,10 +126,9 @@ class BlockDiagonalAttention(Rule):
         if outputs is None:
             return
         outputs_name, call, first_item, loop_names = outputs
-        cat = _cat_parts(cat_statement, outputs_name, imports)
+        cat = _cat_call(cat_statement, outputs_name, imports)
         if cat is None:
             return
-        output_target = cat
         # The splits and the per-segment outputs must be read only where the rewrite replaces them.
         reads = [n.value for n in iter_nodes(function.body) if isinstance(n, cst.Name)]
         if reads.count(splits_name) != 2 or reads.count(outputs_name) != 2:
@@ -145,8 +145,19 @@ class BlockDiagonalAttention(Rule):
             lengths_code = f"({lengths_code})"
         renamed = call.visit(_Rename(dict(zip(loop_names, (source(t, module) for t in tensors)))))
         single_call = _with_mask(renamed, mask, imports)
-        arguments = [_argument_code(arg, module) for arg in single_call.args]
-        call_text = call_code(source(single_call.func, module), arguments, _CALL_WIDTH - 4, prefix=f"{output_target} = ")
+        attended: cst.BaseExpression = single_call
+        if first_item:
+            attended = cst.Subscript(single_call, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+        joined = _single_assign(cat_statement)
+        if joined is not None and joined[1] is cat:
+            # `out = torch.cat(outs, ...)`: the call laid out as a formatter would.
+            arguments = [_argument_code(arg, module) for arg in single_call.args]
+            output_line = call_code(source(single_call.func, module), arguments, _CALL_WIDTH - 4, prefix=f"{joined[0]} = ")
+            output = cst.parse_statement(output_line + ("[0]" if first_item else "") + "\n")
+            output = output.with_changes(leading_lines=cat_statement.leading_lines)  # type: ignore[union-attr]
+        else:
+            # The join inside a longer expression: the one call takes its place there.
+            output = cat_statement.visit(_ReplaceNode(cat, attended))
         lines = [
             f"{ends} = {lengths_code}.cumsum(0)",
             call_code(
@@ -167,9 +178,8 @@ class BlockDiagonalAttention(Rule):
                 _CALL_WIDTH,
                 prefix=f"{mask} = ",
             ),
-            call_text + ("[0]" if first_item else ""),
         ]
-        replacement = list(cst.parse_module("\n".join(lines) + "\n").body)
+        replacement = [*cst.parse_module("\n".join(lines) + "\n").body, output]
         replacement[0] = replacement[0].with_changes(leading_lines=split_statement.leading_lines)  # type: ignore[union-attr]
         message = (
             f"`{self.context.code(lengths)}.tolist()` cuts the sequence at lengths read from a tensor (data-dependent), "
@@ -346,18 +356,30 @@ def _with_mask(call: cst.Call, mask: str, imports: ImportTable) -> cst.Call:
     return call.with_changes(args=args)
 
 
-def _cat_parts(statement: cst.BaseStatement, outputs: str, imports: ImportTable) -> str | None:
-    """`output = torch.cat(outputs, dim=d)`: the name it binds."""
-    assigned = _single_assign(statement)
-    if assigned is None:
+def _cat_call(statement: cst.BaseStatement, outputs: str, imports: ImportTable) -> cst.Call | None:
+    """The one `torch.cat(outputs, dim=d)` in a simple statement (`out = torch.cat(...)`, or inside
+    a longer expression: `torch.cat(outs, dim=2).transpose(1, 2)`)."""
+    if not isinstance(statement, cst.SimpleStatementLine):
         return None
-    name, call = assigned
-    if not isinstance(call, cst.Call) or imports.qualify(call.func) not in _CAT:
-        return None
-    joined = _argument(call, 0, "tensors")
-    if not (isinstance(joined, cst.Name) and joined.value == outputs):
-        return None
-    return name
+    found = [
+        node
+        for node in iter_nodes(statement)
+        if isinstance(node, cst.Call)
+        and imports.qualify(node.func) in _CAT
+        and isinstance(joined := _argument(node, 0, "tensors"), cst.Name)
+        and joined.value == outputs
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+class _ReplaceNode(cst.CSTTransformer):
+    """One node (by identity) replaced by another expression."""
+
+    def __init__(self, target: cst.CSTNode, replacement: cst.BaseExpression) -> None:
+        self.target, self.replacement = target, replacement
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        return self.replacement if original is self.target else updated
 
 
 class _Rename(cst.CSTTransformer):

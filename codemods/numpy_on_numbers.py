@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.analysis.names import ImportTable
+from graphweld.analysis.scopes import target_names
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -118,7 +119,15 @@ class NumpyOnNumbers(Rule):
             "arguments are not arrays)"
         )
         first = found[0][0]
-        self.propose(first, [first.visit(equivalents)], anchor=calls[0], message=message, safety=Safety.UNSAFE, extra=extra)
+        self.propose(
+            first,
+            [first.visit(equivalents)],
+            anchor=calls[0],
+            message=message,
+            safety=Safety.UNSAFE,
+            extra=extra,
+            resolves=_readers([statement for statement, _ in found], node),
+        )
 
     def _replaceable(self, node: cst.CSTNode, imports: ImportTable, values: FunctionValues) -> bool:
         if not isinstance(node, cst.Call):
@@ -147,6 +156,33 @@ def _array_like(node: cst.BaseExpression, imports: ImportTable, values: Function
         qualified = imports.qualify(node.func) or ""
         return qualified.startswith(_ARRAY_MAKERS)
     return False
+
+
+def _readers(statements: list[cst.SimpleStatementLine], function: cst.FunctionDef) -> list[cst.SimpleStatementLine]:
+    """The function's other lines that read a name the statements bind: where a NumPy result is
+    used as a size or tested (`width = np.prod(...)`, then `x.reshape(n, width)`), the break is
+    at the reader."""
+    bound = {name for statement in statements for name in _target_names_of(statement)}
+    if not bound:
+        return []
+    own = {id(statement) for statement in statements}
+    return [
+        line
+        for line in _own_lines(function)
+        if id(line) not in own and bound & {n.value for n in iter_nodes(line) if isinstance(n, cst.Name)}
+    ]
+
+
+def _target_names_of(statement: cst.SimpleStatementLine) -> set[str]:
+    """The plain names a line assigns (`a = ...`, `a, b = ...`)."""
+    names: set[str] = set()
+    for small in statement.body:
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                names.update(target_names(target.target))
+        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+            names.update(target_names(small.target))
+    return names
 
 
 def _own_lines(function: cst.FunctionDef) -> list[cst.SimpleStatementLine]:

@@ -40,3 +40,23 @@ def test_numpy_on_numbers_compiles_whole_with_the_same_outputs(case, layer_class
     assert (fixed.graphs, fixed.skipped_frames, fixed.frames) == (1, 0, 1)
     torch.testing.assert_close(fixed.result, before(x))
     torch.testing.assert_close(original.result, before(x))
+
+
+def test_the_lines_reading_the_result_are_the_breaks_it_resolves():
+    # Dynamo breaks where the NumPy result is used as a size, not where it is computed: `fix
+    # --entry` keeps an unsafe rewrite only where it resolves a break the run saw.
+    source = (
+        "import numpy as np\n"
+        "import torch\n"
+        "\n"
+        "\n"
+        "@torch.compile\n"
+        "def flatten(x):\n"
+        "    width = np.prod(x.shape[1:])\n"
+        "    y = x * 2\n"
+        "    return y.reshape(x.shape[0], width)\n"
+    )
+    settings = settings_for(GOLDEN / "flatten_with_prod.in.py", "# settings: unsafe_fixes=true\n")
+    (change,) = fix_text(source, "flatten.py", settings).applied
+    assert change.rule == "numpy-on-numbers"
+    assert change.resolved == ((9, 9),)
