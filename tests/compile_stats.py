@@ -5,11 +5,15 @@ from __future__ import annotations
 import sys
 import types
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import torch
 import torch._dynamo
 from torch._dynamo.utils import counters
+from test_golden import settings_for
+
+from graphweld.engine import fix_text
 
 
 @dataclass
@@ -59,3 +63,12 @@ def load_module(source: str, name: str = "golden_case") -> types.ModuleType:
     finally:
         torch.compile = original  # type: ignore[assignment]
     return module
+
+
+def golden_modules(case: Path) -> tuple[types.ModuleType, types.ModuleType]:
+    """A golden case and graphweld's rewrite of it (with the settings its first line gives), as
+    modules; the rewrite must change the case."""
+    source = case.read_text()
+    rewritten = fix_text(source, str(case), settings_for(case, source)).text
+    assert rewritten != source
+    return load_module(source), load_module(rewritten)

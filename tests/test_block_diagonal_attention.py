@@ -10,20 +10,14 @@ from pathlib import Path
 
 import pytest
 import torch
-from compile_stats import compile_stats, load_module
-from test_golden import settings_for
+from compile_stats import compile_stats, golden_modules
 
-from graphweld.engine import fix_text
 
 GOLDEN = Path(__file__).parent / "golden" / "block-diagonal-attention"
 
 
 def modules(case: str) -> tuple[object, object]:
-    path = GOLDEN / f"{case}.in.py"
-    source = path.read_text()
-    rewritten = fix_text(source, str(path), settings_for(path, source)).text
-    assert rewritten != source
-    return load_module(source), load_module(rewritten)
+    return golden_modules(GOLDEN / f"{case}.in.py")
 
 
 def qwen_inputs(lengths: list[int]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from compile_stats import load_module
+from compile_stats import golden_modules, load_module
 from torch._dynamo.utils import counters
 from test_golden import settings_for
 
@@ -18,11 +18,7 @@ GOLDEN = Path(__file__).parent / "golden" / "buffer-as-number"
 
 
 def _modules():
-    path = GOLDEN / "encodec_conv1d.in.py"
-    source = path.read_text()
-    rewritten = fix_text(source, str(path), settings_for(path, source)).text
-    assert rewritten != source
-    return load_module(source), load_module(rewritten)
+    return golden_modules(GOLDEN / "encodec_conv1d.in.py")
 
 
 @pytest.mark.parametrize("options", [{"causal": False, "pad_mode": "reflect"}, {"causal": True, "pad_mode": "constant"}])

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from compile_stats import compile_stats, load_module
+from compile_stats import compile_stats, golden_modules, load_module
 from test_entry import EAGER, invoke
-from test_golden import settings_for
 
 from graphweld.engine import fix_text
 from graphweld.settings import Settings
@@ -20,11 +19,7 @@ GOLDEN = Path(__file__).parent / "golden"
 
 
 def before_and_after(case: str) -> tuple[object, object]:
-    path = GOLDEN / f"{case}.in.py"
-    source = path.read_text()
-    rewritten = fix_text(source, str(path), settings_for(path, source)).text
-    assert rewritten != source
-    return load_module(source), load_module(rewritten)
+    return golden_modules(GOLDEN / f"{case}.in.py")
 
 
 @pytest.mark.parametrize(

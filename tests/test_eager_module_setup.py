@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from compile_stats import load_module
+from compile_stats import golden_modules
 from torch._dynamo.utils import counters
-from test_golden import settings_for
 
-from graphweld.engine import fix_text
 
 GOLDEN = Path(__file__).parent / "golden" / "eager-module-setup"
 
@@ -26,11 +24,7 @@ def graph_breaks(module: torch.nn.Module, x: torch.Tensor) -> tuple[torch.Tensor
 
 @pytest.mark.parametrize("case", ["attention_swap", "parameter_created_in_method"])
 def test_the_swap_runs_eagerly_with_one_break(case: str):
-    path = GOLDEN / f"{case}.in.py"
-    source = path.read_text()
-    rewritten = fix_text(source, str(path), settings_for(path, source)).text
-    assert rewritten != source
-    before_module, after_module = load_module(source), load_module(rewritten)
+    before_module, after_module = golden_modules(GOLDEN / f"{case}.in.py")
     torch.manual_seed(0)
     eager = before_module.Encoder()
     torch.manual_seed(0)

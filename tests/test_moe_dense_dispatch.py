@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from compile_stats import compile_stats, load_module
-from test_golden import settings_for
+from compile_stats import compile_stats, golden_modules
 
-from graphweld.engine import fix_text
 
 GOLDEN = Path(__file__).parent / "golden" / "moe-dense-dispatch"
 
@@ -27,11 +25,7 @@ CASES = [
 
 
 def modules(case: str) -> tuple[object, object]:
-    path = GOLDEN / f"{case}.in.py"
-    source = path.read_text()
-    rewritten = fix_text(source, str(path), settings_for(path, source)).text
-    assert rewritten != source
-    return load_module(source), load_module(rewritten)
+    return golden_modules(GOLDEN / f"{case}.in.py")
 
 
 def outputs_and_gradients(block: torch.nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from compile_stats import compile_stats, load_module
+from compile_stats import compile_stats, golden_modules
 from test_golden import settings_for
 
 from graphweld.engine import fix_text
@@ -24,13 +24,10 @@ CASES = [
 
 @pytest.mark.parametrize(("case", "layer_class", "shape"), CASES)
 def test_numpy_on_numbers_compiles_whole_with_the_same_outputs(case, layer_class, shape):
-    path = GOLDEN / f"{case}.in.py"
-    source = path.read_text()
-    rewritten = fix_text(source, str(path), settings_for(path, source)).text
-    assert rewritten != source
+    before_module, after_module = golden_modules(GOLDEN / f"{case}.in.py")
     torch.manual_seed(0)
-    before = getattr(load_module(source), layer_class)()
-    after = getattr(load_module(rewritten), layer_class)()
+    before = getattr(before_module, layer_class)()
+    after = getattr(after_module, layer_class)()
     after.load_state_dict(before.state_dict())
     x = torch.randn(*shape)
 
