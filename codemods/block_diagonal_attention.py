@@ -6,7 +6,7 @@ import libcst as cst
 
 from graphweld.analysis.blocks import block_statements
 from graphweld.analysis.names import ImportTable
-from graphweld.analysis.scopes import fresh_name, mentioned_names
+from graphweld.analysis.scopes import fresh_name, is_scope, mentioned_names
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -199,10 +199,9 @@ class BlockDiagonalAttention(Rule):
 def _blocks(function: cst.FunctionDef) -> list[cst.BaseSuite]:
     """The function's own blocks (its body and those of its compound statements), not those of
     nested functions or classes."""
-    nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
     return [
         node
-        for node in iter_nodes(function.body, prune=lambda node: isinstance(node, nested))
+        for node in iter_nodes(function.body, prune=is_scope)
         if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite))
     ]
 

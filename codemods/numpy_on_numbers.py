@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.analysis.names import ImportTable
-from graphweld.analysis.scopes import target_names
+from graphweld.analysis.scopes import bound_names, is_scope, mentioned_names
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -106,7 +106,7 @@ class NumpyOnNumbers(Rule):
         calls = [call for _, line_calls in found for call in line_calls]
         extra: list[tuple[cst.CSTNode, list[cst.BaseStatement]]] = []
         if math_name is None and any(_EQUIVALENTS[imports.qualify(call.func)][0] == "math" for call in calls):  # type: ignore[index]
-            anchor = _numpy_import(context.module, imports)
+            anchor = _numpy_import(context.module)
             if anchor is None:
                 return
             extra.append((anchor, [anchor, cst.parse_statement("import math\n")]))
@@ -162,48 +162,34 @@ def _readers(statements: list[cst.SimpleStatementLine], function: cst.FunctionDe
     """The function's other lines that read a name the statements bind: where a NumPy result is
     used as a size or tested (`width = np.prod(...)`, then `x.reshape(n, width)`), the break is
     at the reader."""
-    bound = {name for statement in statements for name in _target_names_of(statement)}
+    bound = bound_names(statements)
     if not bound:
         return []
     own = {id(statement) for statement in statements}
     return [
         line
         for line in _own_lines(function)
-        if id(line) not in own and bound & {n.value for n in iter_nodes(line) if isinstance(n, cst.Name)}
+        if id(line) not in own and bound & mentioned_names([line])
     ]
-
-
-def _target_names_of(statement: cst.SimpleStatementLine) -> set[str]:
-    """The plain names a line assigns (`a = ...`, `a, b = ...`)."""
-    names: set[str] = set()
-    for small in statement.body:
-        if isinstance(small, cst.Assign):
-            for target in small.targets:
-                names.update(target_names(target.target))
-        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-            names.update(target_names(small.target))
-    return names
 
 
 def _own_lines(function: cst.FunctionDef) -> list[cst.SimpleStatementLine]:
     """The function's simple statement lines, not those of functions or classes nested in it."""
-    nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
     return [
         node
-        for node in iter_nodes(function.body, prune=lambda node: isinstance(node, nested))
+        for node in iter_nodes(function.body, prune=is_scope)
         if isinstance(node, cst.SimpleStatementLine)
     ]
 
 
-def _numpy_import(module: cst.Module, imports: ImportTable) -> cst.SimpleStatementLine | None:
+def _numpy_import(module: cst.Module) -> cst.SimpleStatementLine | None:
     """The module-level line that imports NumPy (`import math` goes after it)."""
     for statement in module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
             if isinstance(small, cst.Import) and any(
-                imports.qualify(alias.name) == "numpy" or cst.Module([]).code_for_node(alias.name) == "numpy"
-                for alias in small.names
+                isinstance(alias.name, cst.Name) and alias.name.value == "numpy" for alias in small.names
             ):
                 return statement
     return None
