@@ -157,7 +157,7 @@ class BlockDiagonalAttention(Rule):
             output = output.with_changes(leading_lines=cat_statement.leading_lines)  # type: ignore[union-attr]
         else:
             # The join inside a longer expression: the one call takes its place there.
-            output = cat_statement.visit(_ReplaceNode(cat, attended))
+            output = cat_statement.deep_replace(cat, attended)
         lines = [
             f"{ends} = {lengths_code}.cumsum(0)",
             call_code(
@@ -369,16 +369,6 @@ def _cat_call(statement: cst.BaseStatement, outputs: str, imports: ImportTable) 
         and joined.value == outputs
     ]
     return found[0] if len(found) == 1 else None
-
-
-class _ReplaceNode(cst.CSTTransformer):
-    """One node (by identity) replaced by another expression."""
-
-    def __init__(self, target: cst.CSTNode, replacement: cst.BaseExpression) -> None:
-        self.target, self.replacement = target, replacement
-
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        return self.replacement if original is self.target else updated
 
 
 class _Rename(cst.CSTTransformer):
