@@ -12,15 +12,17 @@ from graphweld.analysis.names import is_literal_constant, root_expression
 from graphweld.analysis.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.scopes import (
-    SCOPE_NODES,
     bound_names,
+    calls_where_written,
     is_scope,
     loaded_names,
+    nested_scope_or_expression,
+    own_statements,
     parameter_names,
     target_names,
 )
 from graphweld.analysis.torch_api import NONSTRICT_TRACE
-from graphweld.walk import children, is_expression, iter_nodes
+from graphweld.walk import children, iter_nodes
 
 # Breaks that make a helper a candidate: Dynamo cannot trace it, though it may well be pure. I/O,
 # logging and DLPack breaks belong to isolate-io and dlpack-custom-op.
@@ -147,8 +149,8 @@ class NonstrictHelper(Rule):
             return
         local = parameter_names(node) | bound_names(_body(node))
         wanted = self._breaking_helpers() - local
-        for statement in _statements(node):
-            for call in _calls(statement):
+        for statement in own_statements(node):
+            for call in calls_where_written(statement):
                 if isinstance(call.func, cst.Name) and call.func.value in wanted:
                     self._consider(call.func.value, caller=node, statement=statement)
 
@@ -490,33 +492,13 @@ def _simple_statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
     """The function's simple statements (and compound statements with one-line suites), nested
     blocks included, nested functions and classes not: they do not run where they are written."""
     found: list[cst.BaseStatement] = []
-    for current in iter_nodes(node.body, prune=_nested_scope_or_expression):
+    for current in iter_nodes(node.body, prune=nested_scope_or_expression):
         one_line_suite = isinstance(getattr(current, "body", None), cst.SimpleStatementSuite)
         if isinstance(current, cst.SimpleStatementLine) or (isinstance(current, cst.BaseCompoundStatement) and one_line_suite):
             found.append(current)
     return found
 
 
-def _statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
-    """Every statement of the function, compound ones included, not inside nested scopes."""
-    return [
-        current
-        for current in iter_nodes(node.body, prune=_nested_scope_or_expression)
-        if isinstance(current, cst.BaseStatement) and not isinstance(current, (cst.FunctionDef, cst.ClassDef))
-    ]
-
-
-def _nested_scope_or_expression(node: cst.CSTNode) -> bool:
-    """Below a nested function or class nothing runs where it is written; below an expression
-    or a line of simple statements there are no statements."""
-    return type(node) in (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine) or is_expression(node)
-
-
-def _calls(statement: cst.BaseStatement) -> list[cst.Call]:
-    """Calls a statement makes where it is written (not inside lambdas or nested blocks)."""
-    return [
-        n for n in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES))) if isinstance(n, cst.Call)
-    ]
 
 
 def _written_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:

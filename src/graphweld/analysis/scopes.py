@@ -10,7 +10,7 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 
-from graphweld.walk import children, iter_nodes
+from graphweld.walk import children, is_expression, iter_nodes
 
 # Nodes that open a scope of their own: what they bind stays inside them.
 SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -116,3 +116,27 @@ def fresh_name(base: str, taken: set[str]) -> str:
     while name in taken:
         name, counter = f"{base}_{counter}", counter + 1
     return name
+
+
+def own_statements(function: cst.FunctionDef) -> list[cst.BaseStatement]:
+    """Every statement of the function, compound ones included, not inside nested functions or
+    classes (they do not run where they are written)."""
+    return [
+        current
+        for current in iter_nodes(function.body, prune=nested_scope_or_expression)
+        if isinstance(current, cst.BaseStatement) and not isinstance(current, (cst.FunctionDef, cst.ClassDef))
+    ]
+
+
+def calls_where_written(statement: cst.BaseStatement) -> list[cst.Call]:
+    """Calls a statement makes where it is written (a compound statement's header, not its
+    blocks; not inside lambdas, comprehensions or nested functions)."""
+    return [
+        n for n in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES))) if isinstance(n, cst.Call)
+    ]
+
+
+def nested_scope_or_expression(node: cst.CSTNode) -> bool:
+    """Below a nested function or class nothing runs where it is written; below an expression
+    or a line of simple statements there are no statements."""
+    return type(node) in (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine) or is_expression(node)
