@@ -10,6 +10,7 @@ from graphweld.codemods.branchless_guard import BranchlessGuard
 from graphweld.codemods.buffer_as_number import BufferAsNumber
 from graphweld.codemods.capture_hooks_at_init import CaptureHooksAtInit
 from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
+from graphweld.codemods.eager_helper import EagerHelper
 from graphweld.codemods.eager_module_setup import EagerModuleSetup
 from graphweld.codemods.eager_only_default import EagerOnlyDefault
 from graphweld.codemods.guard_to_check import GuardToCheck
@@ -32,6 +33,7 @@ from graphweld.codemods.while_to_while_loop import WhileToWhileLoop
 # print removes the break, so the loop need not be unrolled; a
 # helper traced non-strictly or a round trip in a custom op no longer breaks at all). A decision
 # on a tensor taken into the graph keeps the helper traced, rather than traced non-strictly.
+# Running a helper eagerly (eager-helper) gives up compiling it, so every other fix comes first.
 RULES = (
     SplitTrainStep,
     IsolateIO,
@@ -56,6 +58,7 @@ RULES = (
     UnrollLoop,
     HoistWith,
     HoistTry,
+    EagerHelper,
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}
 
@@ -69,6 +72,7 @@ __all__ = [
     "BufferAsNumber",
     "CaptureHooksAtInit",
     "DlpackCustomOp",
+    "EagerHelper",
     "EagerModuleSetup",
     "EagerOnlyDefault",
     "GuardToCheck",

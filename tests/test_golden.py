@@ -2,7 +2,8 @@
 
 A case without .out.py must come out unchanged. A first line `# settings: key=value ...` sets
 unsafe_fixes / assume_compiled / select for the case (select defaults to the case's rule), and
-what a run saw: `site_lines=12,30` (breaks there), `stack_lines=40` (frames on a break's way). An
+what a run saw: `site_lines=12,30` (breaks there), `called_lines=13` (breaks in a helper the user's
+code called), `stack_lines=40` (frames on a break's way). An
 optional <case>.reports lists the sites that must be reported, not fixed: `LINE RULE: text`.
 Every case is also checked for "output parses" and "a second run changes nothing".
 """
@@ -42,11 +43,11 @@ def settings_for(case: Path, text: str) -> Settings:
 
 
 # Settings-line keys that give the lines a run saw, not settings.
-RUN_LINES = ("site_lines", "stack_lines")
+RUN_LINES = ("site_lines", "called_lines", "stack_lines")
 
 
 def run_lines_for(text: str) -> dict[str, frozenset[int]]:
-    """`site_lines` and `stack_lines` from the case's settings line (what a run of it saw)."""
+    """`site_lines`, `called_lines` and `stack_lines` from the case's settings line (what a run of it saw)."""
     first = text.splitlines()[0] if text else ""
     match = re.match(r"#\s*settings:\s*(.*)", first)
     found: dict[str, frozenset[int]] = {}

@@ -44,6 +44,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "unroll-loop": (("for", "while"), True),
     "hoist-with": (("with",), True),
     "hoist-try": (("try",), True),
+    "eager-helper": (("tolist", "item", "numpy"), False),
 }
 
 # What the prefilter says of a file.

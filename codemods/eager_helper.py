@@ -1,0 +1,214 @@
+"""eager-helper: a helper that computes from tensor values runs eagerly, one break at its call."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from graphweld.analysis.breakers import TENSOR_VALUE_READS
+from graphweld.analysis.regions import FunctionInfo
+from graphweld.analysis.scopes import SCOPE_NODES, calls_where_written, own_statements
+from graphweld.rule import Rule, Safety
+from graphweld.walk import iter_nodes
+
+# Operators whose result's shape depends on tensor values (Dynamo's "Dynamic shape operator",
+# GB0036) unless a capture setting is on.
+DYNAMIC_SHAPE_OPS = frozenset(
+    {"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "bincount", "repeat_interleave"}
+)
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# Methods that are never worth running eagerly: the model's own entry points.
+ENTRY_METHODS = frozenset({"forward", "__call__"})
+
+
+class EagerHelper(Rule):
+    """Run a helper that computes from tensor values eagerly, with `torch.compiler.disable`.
+
+    ## What it fixes
+    A helper (a module-level function, or a method other than `forward`) called from compiled code
+    that reads the values of its tensors into Python or sizes a tensor by them: a loop over
+    `grid_thw.tolist()` building position ids, `torch.repeat_interleave` by a tensor of counts,
+    `torch.where(diff)[0]` picking thresholds, a boolean mask filtering edges. It fires where a
+    run of the entry (`fix --entry`) saw Dynamo break inside the helper on such a line, or, without
+    a run, on a helper that reads tensor values twice or in a `for` header. It is the last rule
+    tried on a helper: a rule that keeps the value in the graph, and `nonstrict-helper` for a
+    pure helper, come first.
+
+    ## Why the graph breaks
+    Dynamo cannot know a tensor's values while it builds the graph, so it breaks at each read
+    ("Data dependent operator", GB0033; "Dynamic shape operator", GB0036). A break inside an
+    inlined helper also splits its caller, and the helper's remaining pieces become graphs of
+    their own, so one helper costs several breaks and graphs per call: Qwen3-VL's vision tower
+    breaks 14 times in three such helpers of `transformers/vision_utils.py`. PyTorch's docs
+    ("Strategy 3: don't compile the code") move code the compiler cannot help out of the compiled
+    region; `torch.compiler.disable` does that for a function: Dynamo calls it eagerly, one break
+    at the call. Measured on torch 2.13: those three helpers disabled, the tower breaks 6 times in
+    7 graphs instead of 14 in 16.
+
+    ## Example
+    ```python
+    def vision_position_ids(grid_thw, merge):
+        ids = []
+        for t, h, w in grid_thw.tolist():
+            ...
+        return torch.cat(ids)
+    ```
+    becomes
+    ```python
+    @torch.compiler.disable
+    def vision_position_ids(grid_thw, merge):
+        ...
+    ```
+
+    ## Safety
+    Safe: the helper runs exactly as it runs eagerly, side effects included, and autograd records
+    its operations as in eager mode. What changes is performance: its tensor operations are no
+    longer compiled, so the rule fires only where Dynamo breaks inside the helper anyway, and
+    `fix --entry` keeps the change only when the run has fewer skipped frames, breaks or graphs.
+    Under `capture_scalar_outputs` / `capture_dynamic_output_shape_ops` Dynamo may trace such a
+    helper whole; disabled, it stays one break. So with `--unsafe-fixes`, where `fix --entry` writes
+    a capture setting next to the entry's own `torch.compile`, it also measures the settings
+    without this rule's changes and drops them when a setting then compiles better. Left alone: decorated helpers, generators and
+    coroutines, functions `torch.compile` starts at, and modules without `import torch`.
+    """
+
+    id = "eager-helper"
+    reference = "https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html"
+    summary = "Run a helper that computes from tensor values eagerly, with torch.compiler.disable"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "a helper called from compiled code that reads its tensors' values into Python or sizes a tensor by them "
+        "(`for t, h, w in grid_thw.tolist()`, `torch.repeat_interleave(x, counts)`, `torch.where(diff)[0]`), "
+        "where a run saw Dynamo break inside it, or, without a run, that reads values twice or in a `for` header"
+    )
+    rewrite = "decorate the helper with `@torch.compiler.disable`: Dynamo calls it eagerly, one break at the call"
+    default = "safe (the helper runs as it does eagerly); the last rule tried on a helper"
+    # Without a run it looks for values read into Python; a run's breaks bring every rule to a file.
+    trigger_words = ("tolist", "item", "numpy")
+    needs_breaker_call = False
+    node_types = (cst.FunctionDef,)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        context = self.context
+        regions = context.regions
+        info = regions.function_info(node)
+        if info is None or not _is_helper(info) or regions.is_compile_root(node):
+            return
+        seen_by_run = info.qualname in regions.called_names
+        if not (seen_by_run or (info.cls is None and self._compiled_caller(info.name))):
+            return
+        if _generator_or_coroutine(node):
+            return
+        torch_name = regions.imports.local_name("torch")
+        if torch_name is None:
+            return
+        reads = [(statement, call) for statement in own_statements(node) for call in self._value_calls(statement)]
+        broken = [statement for statement in own_statements(node) if context.breaks_per_run(statement)]
+        value_lines = {id(statement) for statement, _ in reads}
+        evidence = [statement for statement in broken if id(statement) in value_lines or _masks(statement)]
+        if evidence:
+            anchor, resolves = evidence[0], evidence
+            why = f"a run saw Dynamo break inside it (`{context.code(anchor)}`)"
+        else:
+            value_reads = [(s, c) for s, c in reads if _method(c) in TENSOR_VALUE_READS]
+            in_header = [s for s, _ in value_reads if isinstance(s, cst.For)]
+            if len(value_reads) < 2 and not in_header:
+                return
+            anchor = (in_header or [value_reads[0][0]])[0]
+            resolves = [s for s, _ in value_reads]
+            why = f"it reads tensor values into Python (`{context.code(anchor)}`)"
+        if not self.allows("", anchor):
+            return
+        decorator = cst.Decorator(decorator=cst.parse_expression(f"{torch_name}.compiler.disable"))
+        self.propose(
+            node,
+            [node.with_changes(decorators=(decorator, *node.decorators))],
+            anchor=anchor,
+            message=(
+                f"`{info.name}` computes from tensor values: {why}, which also splits its compiled caller; run it "
+                f"eagerly with `@{torch_name}.compiler.disable` (one break at the call)"
+            ),
+            safety=Safety.SAFE,
+            resolves=resolves,
+        )
+
+    def _value_calls(self, statement: cst.BaseStatement) -> list[cst.Call]:
+        """The calls where the statement is written (and in its comprehensions) that read tensor
+        values or size a tensor by them."""
+        qualify = self.context.regions.imports.qualify
+        calls = list(calls_where_written(statement))
+        for nested in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+            if isinstance(nested, COMPREHENSIONS):
+                calls += [n for n in iter_nodes(nested) if isinstance(n, cst.Call)]
+        found = []
+        for call in dict.fromkeys(calls):
+            name = _method(call)
+            qualified = qualify(call.func) or ""
+            if name in TENSOR_VALUE_READS and not call.args:
+                found.append(call)
+            elif name in DYNAMIC_SHAPE_OPS and (qualified.startswith("torch.") or isinstance(call.func, cst.Attribute)):
+                if name != "repeat_interleave" or _repeats_not_literal(call):
+                    found.append(call)
+            elif qualified == "torch.where" and len(call.args) == 1:
+                found.append(call)  # torch.where(mask): the indices, as nonzero
+        return found
+
+    def _compiled_caller(self, name: str) -> bool:
+        """Whether a compiled function of the module calls `name` (by its bare name)."""
+        regions = self.context.regions
+        return any(
+            regions.is_compiled(info.node) and any(isinstance(c, cst.Call) and isinstance(c.func, cst.Name) and c.func.value == name for c in iter_nodes(info.node.body))
+            for info in regions.all_functions()
+            if info.name != name
+        )
+
+
+def _is_helper(info: FunctionInfo) -> bool:
+    """A module-level function or a method directly in a module-level class, undecorated, not an
+    entry point (`forward`) or a dunder."""
+    if info.parent is not None or info.decorators:
+        return False
+    if info.cls is not None:
+        return info.outer is None and info.name not in ENTRY_METHODS and not info.name.startswith("__")
+    return info.outer is None
+
+
+def _method(call: cst.Call) -> str | None:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    if isinstance(func, cst.Name):
+        return func.value
+    return None
+
+
+def _repeats_not_literal(call: cst.Call) -> bool:
+    """`repeat_interleave` by counts that are not an integer literal (a tensor of counts makes the
+    output's length data-dependent; `x.repeat_interleave(2)` does not)."""
+    positional = [arg for arg in call.args if arg.keyword is None]
+    keyword = [arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "repeats"]
+    is_method = isinstance(call.func, cst.Attribute) and not (
+        isinstance(call.func.value, cst.Name) and call.func.value.value == "torch"
+    )
+    repeats = keyword[0].value if keyword else (positional[0].value if is_method and positional else (positional[1].value if len(positional) > 1 else None))
+    return repeats is not None and not isinstance(repeats, cst.Integer)
+
+
+def _masks(statement: cst.BaseStatement) -> bool:
+    """Whether the statement indexes with a name (a boolean mask `edges[:, mask]`): where a run saw
+    it break, the mask selected by value."""
+    for node in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES))):
+        if isinstance(node, cst.Subscript) and any(
+            isinstance(element.slice, cst.Index) and isinstance(element.slice.value, (cst.Name, cst.UnaryOperation, cst.Subscript))
+            for element in node.slice
+        ):
+            return True
+    return False
+
+
+def _generator_or_coroutine(node: cst.FunctionDef) -> bool:
+    if node.asynchronous is not None:
+        return True
+    return any(
+        isinstance(n, (cst.Yield, cst.Await))
+        for n in iter_nodes(node.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
+    )
