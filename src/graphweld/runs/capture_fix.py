@@ -40,28 +40,22 @@ def best_trial(trials: list[CaptureTrial]) -> CaptureTrial | None:
     """Among the trials with outputs equal that made Dynamo's picture better, the best picture,
     judged as every rewrite is: skipped frames, then breaks, then graphs (the fewer settings on a
     tie)."""
-    useful = [t for t in trials if t.outputs_equal and _picture(t.after) < _picture(t.before)]
-    return min(useful, key=lambda t: (_picture(t.after), len(t.settings)), default=None)
+    useful = [t for t in trials if t.outputs_equal and picture(t.after) < picture(t.before)]
+    return min(useful, key=lambda t: (picture(t.after), len(t.settings)), default=None)
 
 
-def _picture(report) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
+def picture(report) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
+    """What a run's compile looks like, worst first: skipped frames, breaks, graphs."""
     return (report.skipped_frames, len(report.breaks), report.graphs)
 
 
 def capture_setting_fix(source: SourceFile, trial: CaptureTrial) -> CaptureSettingFix | str:
     """The entry's text with the trial's settings assigned before its first `torch.compile` call
     (or the function decorated with it); a one-line reason when there is none to put them by."""
-    module = cst.parse_module(source.text)
-    imports = ImportTable()
-    for node in iter_nodes(module):
-        if isinstance(node, cst.Import):
-            imports.add_import(node)
-        elif isinstance(node, cst.ImportFrom):
-            imports.add_import_from(node)
-    torch_name = imports.local_name("torch")
-    if torch_name is None:
+    place = _setting_place(source)
+    if place is None:
         return "the entry does not `import torch`"
-    holder = _compiling_statement(module, imports)
+    module, torch_name, holder = place
     if holder is None:
         return (
             "the entry has no torch.compile call of its own (graphweld compiled its model); set "
@@ -79,6 +73,28 @@ def capture_setting_fix(source: SourceFile, trial: CaptureTrial) -> CaptureSetti
     replaced = module.deep_replace(holder, cst.FlattenSentinel([*settings, holder.with_changes(leading_lines=())]))
     line = node_spans(module, [holder]).get(id(holder))
     return CaptureSettingFix(source.path, source, replaced.code, line.start_line if line else 1, trial)
+
+
+def setting_writable(source: SourceFile) -> bool:
+    """Whether a capture setting can be written in the entry: it imports torch and compiles."""
+    place = _setting_place(source)
+    return place is not None and place[2] is not None
+
+
+def _setting_place(source: SourceFile) -> tuple[cst.Module, str, cst.BaseStatement | None] | None:
+    """The entry's module, its name for torch and the statement a setting goes before (None when
+    it compiles nothing itself); None when it does not import torch."""
+    module = cst.parse_module(source.text)
+    imports = ImportTable()
+    for node in iter_nodes(module):
+        if isinstance(node, cst.Import):
+            imports.add_import(node)
+        elif isinstance(node, cst.ImportFrom):
+            imports.add_import_from(node)
+    torch_name = imports.local_name("torch")
+    if torch_name is None:
+        return None
+    return module, torch_name, _compiling_statement(module, imports)
 
 
 def _compiling_statement(module: cst.Module, imports: ImportTable) -> cst.BaseStatement | None:

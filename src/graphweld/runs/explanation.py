@@ -18,6 +18,10 @@ from graphweld.runs.verify import compare_calls
 from graphweld.source import SourceError, read_source
 
 
+# Dynamo's "Skip calling `torch.compiler.disable()`d function".
+DISABLED_CALL = "GB0098"
+
+
 @dataclass(frozen=True)
 class ExplainedSite:
     site: BreakSite
@@ -177,6 +181,14 @@ def _explain(site: BreakSite, proposals, settings: Settings, dropped: Sequence[t
         for report in proposals.reports:
             if report.location.line == site.line:
                 return ExplainedSite(site, report.rule, f"not fixed: {report.message.split(': ')[-1]}")
+    if site.gb == DISABLED_CALL:
+        # Dynamo's hint is to remove the decorator; say what it costs and buys (eager-helper puts
+        # it where tracing broke several times inside the function).
+        return ExplainedSite(
+            site, None,
+            "not fixed: the function is disabled for Dynamo (`torch.compiler.disable`), so it runs eagerly and "
+            "its call is one break; remove the decorator to let Dynamo trace it",
+        )
     hint = site.hint or site.explanation or "see the GB page"
     return ExplainedSite(site, None, f"no automatic fix: {hint}")
 

@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Sequence
 from graphweld.discover import discover
 from graphweld.edits import LineMap
 from graphweld.engine import Change, ChangeKey, FixOutcome, fix_text
-from graphweld.runs.capture_fix import CaptureSettingFix, best_trial, capture_setting_fix
+from graphweld.runs.capture_fix import CaptureSettingFix, best_trial, capture_setting_fix, picture, setting_writable
 from graphweld.runs.entry import EntryError, FileSites, RunReport, sites_by_file, stack_lines_by_file
 from graphweld.runs.explanation import CaptureTrial, ExplainedSite, explain_sites, measure_capture_settings
 from graphweld.runs.exercised import NOT_RECORDED, Exercise, exercised
@@ -166,6 +166,7 @@ def fix_verified(
             progress=lambda message: progress(f"{message} with the kept rewrites: eager and compiled runs"), failed=note,
         )
         _choose_capture_setting(target, settings, result)
+        _weigh_eager_helpers(target, settings, result, progress, note)
     if write:
         _write(result)
     return result
@@ -227,6 +228,92 @@ def _choose_capture_setting(target: EntryTarget, settings: Settings, result: Ver
         result.setting_note = fix
     else:
         result.setting_fix = fix
+
+
+# The rule whose change gives up tracing a helper: a capture setting may trace it whole instead.
+EAGER_HELPER = "eager-helper"
+
+
+def _weigh_eager_helpers(
+    target: EntryTarget,
+    settings: Settings,
+    result: VerifiedFix,
+    progress: Callable[[str], None],
+    note: Callable[[str], None],
+) -> None:
+    """With --unsafe-fixes, an entry that compiles its model itself (a setting can be written) and
+    eager-helper changes kept: measure the capture settings again without those changes (a setting
+    can let Dynamo trace the helpers whole, which a disabled helper never is) and keep whichever
+    program compiles better; eager-helper's changes are dropped with the reason when the setting
+    does better without them."""
+    if not settings.unsafe_fixes or not any(
+        change.rule == EAGER_HELPER for candidate in result.kept.values() for change in candidate.applied
+    ):
+        return
+    import libcst as cst
+
+    try:
+        if not setting_writable(read_source(target.entry.partition("::")[0])):
+            return
+    except (SourceError, cst.ParserSyntaxError):
+        return
+    without: dict[str, Candidate] = {}
+    for path, candidate in result.kept.items():
+        helpers = [change for change in candidate.applied if change.rule == EAGER_HELPER]
+        if not helpers:
+            continue
+        text = _without_disable(candidate.fixed, candidate.source.text, len(helpers))
+        if text is None:
+            return  # the decorators cannot be told apart from the user's own: keep what was verified
+        rest = [change for change in candidate.applied if change.rule != EAGER_HELPER]
+        without[path] = Candidate(candidate.source, text, rest)
+    if not without:
+        return
+    kept = {**result.kept, **without}
+    texts = {os.path.realpath(path): candidate.fixed for path, candidate in kept.items()}
+    options = target.runs.compile_options
+    progress("measuring the capture settings without eager-helper's changes (a setting may trace those helpers)")
+    try:
+        report = target.compiled(texts)
+    except EntryError as exc:
+        note(f"without eager-helper's changes the run fails: {exc}")
+        return
+    trials = measure_capture_settings(
+        report, options, lambda chosen: target.compiled(texts, chosen),
+        progress=lambda message: progress(f"{message} without eager-helper's changes"), failed=note,
+    )
+    trial = best_trial(trials)
+    current = best_trial(result.trials)
+    with_them = current.after if current is not None else result.after
+    if trial is None or (with_them is not None and picture(trial.after) >= picture(with_them)):
+        return
+    why = f"the capture setting does better without it ({trial.line()})"
+    for path, candidate in result.kept.items():
+        result.tried.extend(Tried(path, change, False, why) for change in candidate.applied if change.rule == EAGER_HELPER)
+    result.kept = {path: candidate for path, candidate in kept.items() if candidate.applied}
+    result.trials, result.after = trials, report
+    result.remaining = explain_sites(report, settings, texts=result.texts, dropped=[(t.change, t.why) for t in result.dropped])
+    result.setting_fix = None
+    _choose_capture_setting(target, settings, result)
+
+
+def _without_disable(fixed: str, original: str, count: int) -> str | None:
+    """`fixed` with the `@<torch>.compiler.disable` decorators it has and `original` lacks removed;
+    None unless exactly `count` such lines are found."""
+    import difflib
+
+    fixed_lines = fixed.splitlines(keepends=True)
+    added = []
+    matcher = difflib.SequenceMatcher(a=original.splitlines(keepends=True), b=fixed_lines, autojunk=False)
+    for tag, _, _, first, last in matcher.get_opcodes():
+        if tag in ("insert", "replace"):
+            added += [
+                index for index in range(first, last)
+                if fixed_lines[index].strip().endswith(".compiler.disable") and fixed_lines[index].lstrip().startswith("@")
+            ]
+    if len(added) != count:
+        return None
+    return "".join(line for index, line in enumerate(fixed_lines) if index not in set(added))
 
 
 def _write(result: VerifiedFix) -> None:

@@ -1,0 +1,136 @@
+"""eager-helper, compiled: each golden's helper (Qwen2-VL's position ids, torchmetrics' curve
+thresholds, torch_geometric's self-loop mask, a packed encoder's segment ids) breaks inside it
+before the rewrite; disabled, Dynamo calls it eagerly: fewer breaks and graphs, the same outputs
+and gradients."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from compile_stats import compile_stats, load_module
+from torch._dynamo.utils import counters
+
+GOLDEN = Path(__file__).parent / "golden" / "eager-helper"
+
+
+def _vision_tower(module):
+    torch.manual_seed(0)
+    tower = module.VisionTower(8)
+    grid = torch.tensor([[1, 4, 4], [2, 2, 4]])
+    return tower, (torch.randn(32, 8, requires_grad=True), grid)
+
+
+def _auroc(module):
+    torch.manual_seed(0)
+    target = torch.tensor([0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0])
+    return module.auroc, (torch.randn(12), target)
+
+
+def _graph_conv(module):
+    torch.manual_seed(0)
+    edges = torch.tensor([[0, 1, 1, 2, 3, 4, 4], [1, 1, 2, 0, 3, 3, 0]])
+    return module.GraphConv(4), (torch.randn(5, 4, requires_grad=True), edges)
+
+
+def _packed_encoder(module):
+    torch.manual_seed(0)
+    return module.PackedEncoder(4), (torch.randn(6, 4, requires_grad=True), torch.tensor([2, 4]))
+
+
+CASES = [
+    ("vision_position_ids", _vision_tower),
+    ("thresholds_where", _auroc),
+    ("self_loops_mask", _graph_conv),
+    ("method_counts", _packed_encoder),
+]
+
+
+def _breaks(fn, args):  # type: ignore[no-untyped-def]
+    stats = compile_stats(fn, *args)
+    return stats, sum(counters["graph_break"].values())
+
+
+@pytest.mark.parametrize(("case", "build"), CASES, ids=[case for case, _ in CASES])
+def test_a_disabled_helper_breaks_less_with_the_same_outputs_and_gradients(case, build):
+    before_fn, args = build(load_module((GOLDEN / f"{case}.in.py").read_text(), f"{case}_before"))
+    after_fn, after_args = build(load_module((GOLDEN / f"{case}.out.py").read_text(), f"{case}_after"))
+    if isinstance(before_fn, torch.nn.Module):
+        after_fn.load_state_dict(before_fn.state_dict())
+
+    original, breaks_before = _breaks(before_fn, args)
+    fixed, breaks_after = _breaks(after_fn, after_args)
+    assert breaks_before >= 2  # the helper breaks inside, and its caller is split
+    assert breaks_after < breaks_before
+    assert fixed.graphs <= original.graphs
+    eager = before_fn(*args)
+    torch.testing.assert_close(fixed.result, eager)
+    torch.testing.assert_close(original.result, eager)
+
+    differentiable = [a for a in args if a.requires_grad]
+    if differentiable:
+        eager_grads = torch.autograd.grad(eager.sum(), differentiable)
+        compiled = torch.compile(after_fn, backend="eager")(*after_args)
+        compiled_grads = torch.autograd.grad(compiled.sum(), [a for a in after_args if a.requires_grad])
+        torch.testing.assert_close(compiled_grads, eager_grads)
+
+
+def test_fix_entry_can_try_the_change_alone():
+    # `fix --entry` verifies a change by rebuilding the file with only that change allowed; the
+    # rule must propose it again under its own key.
+    from graphweld.engine import fix_text
+    from graphweld.settings import Settings
+
+    case = GOLDEN / "thresholds_where.in.py"
+    source = case.read_text()
+    (change,) = fix_text(source, str(case), Settings(), site_lines=frozenset({12})).applied
+    assert change.rule == "eager-helper"
+    alone = fix_text(source, str(case), Settings(), site_lines=frozenset({12}), allowed=frozenset({change.key}))
+    assert [c.rule for c in alone.applied] == ["eager-helper"]
+    assert alone.text == (GOLDEN / "thresholds_where.out.py").read_text()
+
+
+PACKED_ENTRY = Path(__file__).parent / "entries" / "packed_positions_entry.py"
+
+
+@pytest.mark.slow
+def test_fix_entry_keeps_the_disabled_helper_and_says_what_its_call_costs(tmp_path: Path):
+    import json
+
+    from test_entry import EAGER, invoke
+
+    entry = tmp_path / PACKED_ENTRY.name
+    entry.write_text(PACKED_ENTRY.read_text())
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--format", "json", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["kept"] == {str(entry): ["eager-helper"]}
+    assert (data["before"]["graph_breaks"], data["after"]["graph_breaks"]) == (2, 1)
+    assert (data["before"]["graphs"], data["after"]["graphs"]) == (2, 1)
+    assert "@torch.compiler.disable\ndef positions(lengths):" in entry.read_text()
+    (left,) = data["remaining"]
+    assert left["gb"] == "GB0098" and "runs eagerly and its call is one break" in left["action"]
+
+
+@pytest.mark.slow
+def test_with_unsafe_fixes_a_capture_setting_that_traces_the_helper_whole_wins(tmp_path: Path):
+    # Disabled, the helper is one break whatever the setting; with capture_scalar_outputs and the
+    # helper traced, the program compiles whole: fix --entry measures both and keeps the better.
+    import json
+
+    from test_entry import EAGER, invoke
+
+    entry = tmp_path / PACKED_ENTRY.name
+    entry.write_text(PACKED_ENTRY.read_text())
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--unsafe-fixes", "--format", "json", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["kept"] == {}
+    (dropped,) = [t for t in data["tried"] if t["rule"] == "eager-helper"]
+    assert not dropped["kept"] and dropped["why"].startswith("the capture setting does better without it")
+    assert data["capture_setting_fix"]["settings"] == ["capture_scalar_outputs"]
+    text = entry.read_text()
+    assert "compiler.disable" not in text and "torch._dynamo.config.capture_scalar_outputs = True" in text
+    after = json.loads(invoke("explain", str(entry), *EAGER, "--format", "json").stdout)
+    assert (after["graph_breaks"], after["graphs"]) == (0, 1)
