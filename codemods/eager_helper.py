@@ -29,7 +29,8 @@ class EagerHelper(Rule):
     `grid_thw.tolist()` building position ids, `torch.repeat_interleave` by a tensor of counts,
     `torch.where(diff)[0]` picking thresholds, a boolean mask filtering edges. It fires where a
     run of the entry (`fix --entry`) saw Dynamo break inside the helper on such a line, or, without
-    a run, on a helper that reads tensor values twice or in a `for` header. It is the last rule
+    a run, on a helper that reads the values of what the code shows is a tensor (a parameter
+    annotated `torch.Tensor`, a torch result) twice or in a `for` header. It is the last rule
     tried on a helper: a rule that keeps the value in the graph, and `nonstrict-helper` for a
     pure helper, come first.
 
@@ -78,7 +79,7 @@ class EagerHelper(Rule):
     finds = (
         "a helper called from compiled code that reads its tensors' values into Python or sizes a tensor by them "
         "(`for t, h, w in grid_thw.tolist()`, `torch.repeat_interleave(x, counts)`, `torch.where(diff)[0]`), "
-        "where a run saw Dynamo break inside it, or, without a run, that reads values twice or in a `for` header"
+        "where a run saw Dynamo break inside it, or, without a run, that reads a known tensor's values twice or in a `for` header"
     )
     rewrite = "decorate the helper with `@torch.compiler.disable`: Dynamo calls it eagerly, one break at the call"
     default = "safe (the helper runs as it does eagerly); the last rule tried on a helper"
@@ -109,7 +110,13 @@ class EagerHelper(Rule):
             anchor, resolves = evidence[0], evidence
             why = f"a run saw Dynamo break inside it (`{context.code(anchor)}`)"
         else:
-            value_reads = [(s, c) for s, c in reads if _method(c) in TENSOR_VALUE_READS]
+            # Without a run, only reads of what the code shows is a tensor (an annotated parameter,
+            # a torch result): `.item()` of a NumPy value breaks nothing.
+            values = context.function_values(node)
+            value_reads = [
+                (s, c) for s, c in reads
+                if _method(c) in TENSOR_VALUE_READS and isinstance(c.func, cst.Attribute) and values.is_tensor(c.func.value)
+            ]
             in_header = [s for s, _ in value_reads if isinstance(s, cst.For)]
             if len(value_reads) < 2 and not in_header:
                 return

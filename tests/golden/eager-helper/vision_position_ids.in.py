@@ -2,7 +2,7 @@ import torch
 from torch import nn
 
 
-def vision_position_ids(grid_thw, merge_size):
+def vision_position_ids(grid_thw: torch.Tensor, merge_size: int):
     """Row and column ids of each patch, in merge-block order (Qwen2-VL's vision helpers)."""
     position_ids = []
     for t, h, w in grid_thw.tolist():

@@ -3,7 +3,7 @@ from torch import nn
 
 
 @torch.compiler.disable
-def vision_position_ids(grid_thw, merge_size):
+def vision_position_ids(grid_thw: torch.Tensor, merge_size: int):
     """Row and column ids of each patch, in merge-block order (Qwen2-VL's vision helpers)."""
     position_ids = []
     for t, h, w in grid_thw.tolist():
