@@ -153,7 +153,7 @@ class EagerHelper(Rule):
             if name in TENSOR_VALUE_READS and not call.args:
                 found.append(call)
             elif name in DYNAMIC_SHAPE_OPS and (qualified.startswith("torch.") or isinstance(call.func, cst.Attribute)):
-                if name != "repeat_interleave" or _repeats_not_literal(call):
+                if name != "repeat_interleave" or _repeats_not_literal(call, as_function=qualified == "torch.repeat_interleave"):
                     found.append(call)
             elif qualified == "torch.where" and len(call.args) == 1:
                 found.append(call)  # torch.where(mask): the indices, as nonzero
@@ -188,15 +188,14 @@ def _method(call: cst.Call) -> str | None:
     return None
 
 
-def _repeats_not_literal(call: cst.Call) -> bool:
+def _repeats_not_literal(call: cst.Call, as_function: bool) -> bool:
     """`repeat_interleave` by counts that are not an integer literal (a tensor of counts makes the
-    output's length data-dependent; `x.repeat_interleave(2)` does not)."""
-    positional = [arg for arg in call.args if arg.keyword is None]
-    keyword = [arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "repeats"]
-    is_method = isinstance(call.func, cst.Attribute) and not (
-        isinstance(call.func.value, cst.Name) and call.func.value.value == "torch"
-    )
-    repeats = keyword[0].value if keyword else (positional[0].value if is_method and positional else (positional[1].value if len(positional) > 1 else None))
+    output's length data-dependent; `x.repeat_interleave(2)` does not). The counts are the first
+    argument of the method, the second of `torch.repeat_interleave`."""
+    keyword = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "repeats"]
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    at = 1 if as_function else 0
+    repeats = keyword[0] if keyword else (positional[at] if len(positional) > at else None)
     return repeats is not None and not isinstance(repeats, cst.Integer)
 
 

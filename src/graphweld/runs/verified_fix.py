@@ -22,6 +22,7 @@ picture is not strictly better than the last keeps nothing.
 
 from __future__ import annotations
 
+import difflib
 import os
 import time
 from dataclasses import dataclass, field
@@ -300,8 +301,6 @@ def _weigh_eager_helpers(
 def _without_disable(fixed: str, original: str, count: int) -> str | None:
     """`fixed` with the `@<torch>.compiler.disable` decorators it has and `original` lacks removed;
     None unless exactly `count` such lines are found."""
-    import difflib
-
     fixed_lines = fixed.splitlines(keepends=True)
     added = []
     matcher = difflib.SequenceMatcher(a=original.splitlines(keepends=True), b=fixed_lines, autojunk=False)
@@ -313,7 +312,8 @@ def _without_disable(fixed: str, original: str, count: int) -> str | None:
             ]
     if len(added) != count:
         return None
-    return "".join(line for index, line in enumerate(fixed_lines) if index not in set(added))
+    removed = set(added)
+    return "".join(line for index, line in enumerate(fixed_lines) if index not in removed)
 
 
 def _write(result: VerifiedFix) -> None:
