@@ -95,7 +95,7 @@ class EagerHelper(Rule):
         if info is None or not _is_helper(info) or regions.is_compile_root(node):
             return
         seen_by_run = info.qualname in regions.called_names
-        if not (seen_by_run or (info.cls is None and self._compiled_caller(info.name))):
+        if not (seen_by_run or (info.cls is None and regions.has_compiled_caller(info.name))):
             return
         if _generator_or_coroutine(node):
             return
@@ -158,15 +158,6 @@ class EagerHelper(Rule):
             elif qualified == "torch.where" and len(call.args) == 1:
                 found.append(call)  # torch.where(mask): the indices, as nonzero
         return found
-
-    def _compiled_caller(self, name: str) -> bool:
-        """Whether a compiled function of the module calls `name` (by its bare name)."""
-        regions = self.context.regions
-        return any(
-            regions.is_compiled(info.node) and any(isinstance(c, cst.Call) and isinstance(c.func, cst.Name) and c.func.value == name for c in iter_nodes(info.node.body))
-            for info in regions.all_functions()
-            if info.name != name
-        )
 
 
 def _is_helper(info: FunctionInfo) -> bool:

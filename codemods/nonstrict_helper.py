@@ -22,7 +22,7 @@ from graphweld.analysis.scopes import (
     target_names,
 )
 from graphweld.analysis.torch_api import NONSTRICT_TRACE
-from graphweld.walk import children, iter_nodes
+from graphweld.walk import iter_nodes
 
 # Breaks that make a helper a candidate: Dynamo cannot trace it, though it may well be pure. I/O,
 # logging and DLPack breaks belong to isolate-io and dlpack-custom-op.
@@ -141,7 +141,7 @@ class NonstrictHelper(Rule):
             _is_module_level(info)
             and info.qualname in regions.called_names
             and not regions.is_compile_root(node)
-            and not self._has_compiled_caller(node.name.value)
+            and not regions.has_compiled_caller(node.name.value)
         ):
             # A run saw a break inside it; its compiled callers are in other modules.
             self._consider(node.name.value, caller=None, statement=None)
@@ -190,7 +190,7 @@ class NonstrictHelper(Rule):
             self._decorated.add(name)
             self.report(anchor, f"`{name}` breaks the graph ({verdict.cause}); add `import torch` to trace it with {api}")
             return
-        if caller is None or self._only_compiled_calls(name):
+        if caller is None or self.context.regions.only_compiled_calls(name):
             self._decorated.add(name)
             decorator = cst.Decorator(decorator=cst.parse_expression(api))
             decorated = helper.node.with_changes(decorators=(decorator, *helper.node.decorators))
@@ -414,47 +414,6 @@ class NonstrictHelper(Rule):
                             values[name] = values.get(name, True) and constant
             self._module_values = values
         return self._module_values
-
-    # -- callers ----------------------------------------------------------------------------------
-
-    def _references(self, name: str) -> list[tuple[bool, cst.FunctionDef | None]]:
-        """Every load of `name` outside its own definition: (is it the callee of a call, the
-        innermost enclosing function)."""
-        found: list[tuple[bool, cst.FunctionDef | None]] = []
-        stack: list[tuple[cst.CSTNode, cst.FunctionDef | None]] = [(self.context.module, None)]
-        while stack:
-            current, function = stack.pop()
-            if isinstance(current, cst.FunctionDef):
-                if current.name.value == name and function is None:
-                    continue  # its own definition (and recursion)
-                for decorator in current.decorators:
-                    stack.append((decorator, function))
-                stack.append((current.body, current))
-                continue
-            if isinstance(current, cst.Call) and isinstance(current.func, cst.Name) and current.func.value == name:
-                found.append((True, function))
-                stack.extend((arg, function) for arg in current.args)
-                continue
-            if isinstance(current, cst.Name) and current.value == name:
-                found.append((False, function))
-                continue
-            if isinstance(current, cst.Attribute):
-                stack.append((current.value, function))
-                continue
-            stack.extend((child, function) for child in children(current))
-        return found
-
-    def _only_compiled_calls(self, name: str) -> bool:
-        regions = self.context.regions
-        references = self._references(name)
-        return bool(references) and all(
-            is_call and function is not None and regions.is_compiled(function) for is_call, function in references
-        )
-
-    def _has_compiled_caller(self, name: str) -> bool:
-        regions = self.context.regions
-        return any(is_call and f is not None and regions.is_compiled(f) for is_call, f in self._references(name))
-
 
 class _WrapCalls(cst.CSTTransformer):
     """`name(args)` -> `<api>(name)(args)` (the seed's call-site form)."""

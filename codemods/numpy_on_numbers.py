@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.analysis.names import ImportTable
-from graphweld.analysis.scopes import bound_names, is_scope, mentioned_names
+from graphweld.analysis.scopes import bound_names, mentioned_names, own_statements
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -175,11 +175,7 @@ def _readers(statements: list[cst.SimpleStatementLine], function: cst.FunctionDe
 
 def _own_lines(function: cst.FunctionDef) -> list[cst.SimpleStatementLine]:
     """The function's simple statement lines, not those of functions or classes nested in it."""
-    return [
-        node
-        for node in iter_nodes(function.body, prune=is_scope)
-        if isinstance(node, cst.SimpleStatementLine)
-    ]
+    return [statement for statement in own_statements(function) if isinstance(statement, cst.SimpleStatementLine)]
 
 
 def _numpy_import(module: cst.Module) -> cst.SimpleStatementLine | None:

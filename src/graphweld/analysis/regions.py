@@ -25,7 +25,7 @@ from typing import Iterable
 import libcst as cst
 
 from graphweld.analysis.names import ImportTable, dotted_name
-from graphweld.walk import walk
+from graphweld.walk import children, walk
 
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch._dynamo.optimize"})
 # Decorators after which Dynamo does not trace the function's body.
@@ -314,6 +314,44 @@ class CompiledRegions:
                 while outer is not None and id(outer.node) not in self._enclosing:
                     self._enclosing.add(id(outer.node))
                     outer = outer.outer
+
+    def references(self, name: str) -> list[tuple[bool, cst.FunctionDef | None]]:
+        """Every load of module-level `name` in the module outside its own definition: (is it the
+        callee of a call, the innermost enclosing function)."""
+        found: list[tuple[bool, cst.FunctionDef | None]] = []
+        stack: list[tuple[cst.CSTNode, cst.FunctionDef | None]] = [(self._module, None)]
+        while stack:
+            current, function = stack.pop()
+            if isinstance(current, cst.FunctionDef):
+                if current.name.value == name and function is None:
+                    continue  # its own definition (and recursion)
+                for decorator in current.decorators:
+                    stack.append((decorator, function))
+                stack.append((current.body, current))
+                continue
+            if isinstance(current, cst.Call) and isinstance(current.func, cst.Name) and current.func.value == name:
+                found.append((True, function))
+                stack.extend((arg, function) for arg in current.args)
+                continue
+            if isinstance(current, cst.Name) and current.value == name:
+                found.append((False, function))
+                continue
+            if isinstance(current, cst.Attribute):
+                stack.append((current.value, function))
+                continue
+            stack.extend((child, function) for child in children(current))
+        return found
+
+    def only_compiled_calls(self, name: str) -> bool:
+        """Whether `name` is used only as the callee of calls in compiled functions."""
+        references = self.references(name)
+        return bool(references) and all(
+            is_call and function is not None and self.is_compiled(function) for is_call, function in references
+        )
+
+    def has_compiled_caller(self, name: str) -> bool:
+        """Whether a compiled function of the module calls `name`."""
+        return any(is_call and f is not None and self.is_compiled(f) for is_call, f in self.references(name))
 
     def innermost_functions(self, module: cst.Module, lines: frozenset[int]) -> set[str]:
         """The qualified names of the innermost functions holding `lines` of `module`."""
