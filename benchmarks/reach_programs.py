@@ -584,6 +584,249 @@ def _botorch_single_task_gp_inputs():  # type: ignore[no-untyped-def]
     return (torch.rand(5, 2, dtype=torch.float64),)
 
 
+# -- The fifth pass's libraries, chosen before any was measured: the pure-Python libraries people
+# compile models and steps from that build without weights or data, one program each in the form
+# their documentation shows (both halves by the hash, as every library).
+
+
+# -- torchsde: a neural SDE integrated as a training step calls it -----------------------------------
+
+
+@program("torchsde:sdeint_euler", "torchsde")
+def torchsde_sdeint():  # type: ignore[no-untyped-def]
+    import torchsde
+
+    class Coefficients(torch.nn.Module):
+        noise_type = "diagonal"
+        sde_type = "ito"
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.drift = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4))
+            self.diffusion = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4), torch.nn.Sigmoid())
+
+        def f(self, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return self.drift(y)
+
+        def g(self, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return self.diffusion(y)
+
+    class NeuralSDE(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.sde = Coefficients()
+
+        def forward(self, y0: torch.Tensor, ts: torch.Tensor) -> torch.Tensor:
+            # A fixed Brownian motion (its seed given), so every call samples the same path.
+            brownian = torchsde.BrownianInterval(t0=ts[0], t1=ts[-1], size=y0.shape, entropy=0)
+            return torchsde.sdeint(self.sde, y0, ts, bm=brownian, method="euler", dt=0.05)
+
+    torch.manual_seed(0)
+    return NeuralSDE()
+
+
+def _torchsde_sdeint_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 4), torch.linspace(0.0, 1.0, 5)
+
+
+# -- e3nn: an equivariant point-cloud layer (spherical harmonics, tensor product, gate) --------------
+
+
+@program("e3nn:tensor_product_gate", "e3nn")
+def e3nn_tensor_product_gate():  # type: ignore[no-untyped-def]
+    from e3nn import nn as e3nn_nn
+    from e3nn import o3
+
+    class EquivariantLayer(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.irreps_in = o3.Irreps("4x0e + 2x1o")
+            self.irreps_sh = o3.Irreps.spherical_harmonics(2)
+            self.gate = e3nn_nn.Gate("4x0e", [torch.tanh], "2x0e", [torch.sigmoid], "2x1o")
+            self.tensor_product = o3.FullyConnectedTensorProduct(self.irreps_in, self.irreps_sh, self.gate.irreps_in)
+            self.linear = o3.Linear(self.gate.irreps_out, "2x0e + 1x1o")
+
+        def forward(self, features: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+            edges = positions[:, None, :] - positions[None, :, :]
+            harmonics = o3.spherical_harmonics(self.irreps_sh, edges, normalize=True, normalization="component")
+            messages = self.tensor_product(features[None, :, :].expand(len(positions), -1, -1), harmonics)
+            return self.linear(self.gate(messages.mean(dim=1)))
+
+    torch.manual_seed(0)
+    return EquivariantLayer()
+
+
+def _e3nn_tensor_product_gate_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(6, 10), torch.randn(6, 3)
+
+
+# -- normflows: a RealNVP flow's log-density, as its training loss computes it -------------------
+
+
+@program("normflows:real_nvp_log_prob", "normflows")
+def normflows_real_nvp():  # type: ignore[no-untyped-def]
+    import normflows
+
+    torch.manual_seed(0)
+    flows = []
+    for _ in range(4):
+        flows.append(normflows.flows.AffineCouplingBlock(normflows.nets.MLP([2, 16, 16, 4], init_zeros=True)))
+        flows.append(normflows.flows.Permute(4, mode="swap"))
+
+    class LogDensity(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.flow = normflows.NormalizingFlow(normflows.distributions.DiagGaussian(4), flows)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.flow.log_prob(x)
+
+    return LogDensity()
+
+
+def _normflows_real_nvp_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(8, 4),)
+
+
+# -- einx: attention written in einx's notation ------------------------------------------------------
+
+
+@program("einx:attention", "einx")
+def einx_attention():  # type: ignore[no-untyped-def]
+    import einx
+
+    class Attention(torch.nn.Module):
+        def __init__(self, dim: int = 16, heads: int = 2) -> None:
+            super().__init__()
+            self.heads = heads
+            self.qkv = torch.nn.Linear(dim, 3 * dim)
+            self.out = torch.nn.Linear(dim, dim)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            q, k, v = self.qkv(x).chunk(3, dim=-1)
+            scores = einx.dot("b q (h c), b k (h c) -> b q k h", q, k, h=self.heads) / 8**0.5
+            weights = einx.softmax("b q [k] h", scores)
+            return self.out(einx.dot("b q k h, b k (h c) -> b q (h c)", weights, v))
+
+    torch.manual_seed(0)
+    return Attention()
+
+
+def _einx_attention_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 6, 16),)
+
+
+# -- zuko: a conditional neural spline flow's log-density ---------------------------------------------
+
+
+@program("zuko:nsf_log_prob", "zuko")
+def zuko_nsf():  # type: ignore[no-untyped-def]
+    import zuko
+
+    class LogDensity(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.flow = zuko.flows.NSF(features=3, context=2, transforms=2, hidden_features=[16, 16])
+
+        def forward(self, x: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+            return self.flow(context).log_prob(x)
+
+    torch.manual_seed(0)
+    return LogDensity()
+
+
+def _zuko_nsf_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(8, 3), torch.randn(8, 2)
+
+
+# -- nflows: a masked autoregressive flow's log-density -------------------------------------------------
+
+
+@program("nflows:maf_log_prob", "nflows")
+def nflows_maf():  # type: ignore[no-untyped-def]
+    from nflows.flows import MaskedAutoregressiveFlow
+
+    class LogDensity(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.flow = MaskedAutoregressiveFlow(features=3, hidden_features=16, num_layers=2, num_blocks_per_layer=1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.flow.log_prob(x)
+
+    torch.manual_seed(0)
+    return LogDensity()
+
+
+def _nflows_maf_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(8, 3),)
+
+
+# -- vector-quantize-pytorch: a VQ layer as an autoencoder's bottleneck calls it ------------------------
+
+
+@program("vector_quantize_pytorch:vector_quantize", "vector_quantize_pytorch")
+def vector_quantize():  # type: ignore[no-untyped-def]
+    from vector_quantize_pytorch import VectorQuantize
+
+    torch.manual_seed(0)
+    return VectorQuantize(dim=16, codebook_size=32, decay=0.8, commitment_weight=1.0)
+
+
+def _vector_quantize_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 12, 16),)
+
+
+# -- rotary-embedding-torch: rotary positions in an attention block ----------------------------------
+
+
+@program("rotary_embedding_torch:attention", "rotary_embedding_torch")
+def rotary_attention():  # type: ignore[no-untyped-def]
+    from rotary_embedding_torch import RotaryEmbedding
+
+    class Attention(torch.nn.Module):
+        def __init__(self, dim: int = 16, heads: int = 2) -> None:
+            super().__init__()
+            self.heads = heads
+            self.qkv = torch.nn.Linear(dim, 3 * dim)
+            self.rotary = RotaryEmbedding(dim=dim // heads)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            q, k, v = (t.unflatten(-1, (self.heads, -1)).transpose(1, 2) for t in self.qkv(x).chunk(3, dim=-1))
+            q, k = self.rotary.rotate_queries_or_keys(q), self.rotary.rotate_queries_or_keys(k)
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    torch.manual_seed(0)
+    return Attention()
+
+
+def _rotary_attention_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 6, 16),)
+
+
+# -- geomloss: a Sinkhorn divergence between point clouds, as a loss -----------------------------------
+
+
+@program("geomloss:sinkhorn", "geomloss")
+def geomloss_sinkhorn():  # type: ignore[no-untyped-def]
+    from geomloss import SamplesLoss
+
+    return SamplesLoss("sinkhorn", p=2, blur=0.05, backend="tensorized")
+
+
+def _geomloss_sinkhorn_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(2, 10, 3), torch.rand(2, 12, 3)
+
+
 # -- the entry and the command line ---------------------------------------------------------------
 
 
