@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.analysis.blocks import block_statements
+from graphweld.analysis.blocks import block_statements, torch_import_edit
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.tensors import FunctionValues, conjuncts
@@ -18,8 +18,9 @@ class GuardToCheck(Rule):
     condition is a tensor: known from the code (`if (shapes[:, 0] * shapes[:, 1]).sum() != n:`
     after `shapes = torch.as_tensor(...)`), or because a run of the entry saw Dynamo stop on
     data-dependent branching (GB0170) at that `if`. The message must be a string literal (or
-    absent), or a literal formatted with `.format(...)` or `%`, whose text is kept without the
-    values (formatting them would read the tensor the check is about).
+    absent), a literal formatted with `.format(...)` or `%`, or an f-string, whose text is kept
+    without the values (formatting them would read the tensor the check is about; an f-string's
+    fields are kept as their source: `f"t0={t0}"` becomes `"t0={t0}"`).
 
     ## Why the graph breaks
     Deciding whether to raise needs the tensor's value, which Dynamo does not know while it builds
@@ -49,9 +50,15 @@ class GuardToCheck(Rule):
     device-side assertion, which leaves the CUDA context unusable. The condition must have one
     element, as the `if` required. The condition is evaluated once, as before. A formatted message
     loses its values: the check says `"underflow in dt {}"`, not the number. Guards with other
-    statements besides the `raise`, `else` branches and other messages (an f-string, a name) are
+    statements besides the `raise`, `else` branches and other messages (a name, a call) are
     left alone, and so are guards on sizes (`if x.shape[0] != n:`), which Dynamo decides while
     tracing without a break.
+
+    An `assert` with a chained comparison (`assert t0 <= t <= t1`, torchsde's interpolation) is
+    the `and` of its links: `t0 <= t` and `t <= t1`, each checked, the middle operand (a name, an
+    attribute or a literal) read twice. In a module that imports nothing (torchdiffeq's and
+    torchsde's interpolation modules only call tensor methods), `import torch` is added above its
+    first definition.
 
     A guard on a Python number read with `.item()` (`n = t.sum().item()` then `if n > 10: raise
     ...`) becomes `torch._check(torch.sym_not(n > 10), lambda: "message")`: with
@@ -155,9 +162,10 @@ class GuardToCheck(Rule):
         if function is None:
             return
         values = context.function_values(function)
-        torch_name = context.regions.imports.local_name("torch")
-        if torch_name is None:
+        found = self._torch()
+        if found is None:
             return
+        torch_name, extra = found
         # An operand that reads a tensor's value with `.item()` only to test it is tested on the
         # tensor itself: `lengths.max().item() <= slen` -> `lengths.max() <= slen`.
         # A run that broke at the assert read a tensor with `.item()` there.
@@ -184,11 +192,21 @@ class GuardToCheck(Rule):
         message_code = [] if template is None else [source(template.with_changes(lpar=[], rpar=[]), context.module)]
         item = any(tested is not None for tested in read)
         compared = any(isinstance(tested, cst.Comparison) for tested in read)
-        self._propose_checks(node, operands, message_code, template is not message, torch_name, item, compared)
+        self._propose_checks(node, operands, message_code, template is not message, torch_name, item, compared, extra)
+
+    def _torch(self) -> tuple[str, list[tuple[cst.CSTNode, list[cst.BaseStatement]]]] | None:
+        """The name the module imports torch as, and no extra edit; in a module that does not
+        import it (a helper module that only calls tensor methods: torchdiffeq's and torchsde's
+        interpolation), `torch` and the edit adding `import torch`."""
+        torch_name = self.context.regions.imports.local_name("torch")
+        if torch_name is not None:
+            return torch_name, []
+        edit = torch_import_edit(self.context.module)
+        return None if edit is None else ("torch", [edit])
 
     def _propose_checks(
         self, node: cst.SimpleStatementLine, operands: list[cst.BaseExpression], message_code: list[str], formatted: bool,
-        torch_name: str, item: bool, compared: bool,
+        torch_name: str, item: bool, compared: bool, extra: list[tuple[cst.CSTNode, list[cst.BaseStatement]]],
     ) -> None:
         context = self.context
         lines = [call_code(f"{torch_name}._assert_async", [source(operand, context.module), *message_code], 88) for operand in operands]
@@ -209,6 +227,7 @@ class GuardToCheck(Rule):
                 f"asynchronously on CUDA, and runs under `python -O` too{dtype}{_WITHOUT_VALUES if formatted else ''})"
             ),
             safety=Safety.UNSAFE,
+            extra=extra,
         )
 
     def visit_If(self, node: cst.If) -> None:
@@ -227,9 +246,10 @@ class GuardToCheck(Rule):
         on_scalar = not on_tensor and _reads_item(node.test, values)
         if not (on_tensor or on_scalar):
             return
-        torch_name = context.regions.imports.local_name("torch")
-        if torch_name is None:
+        found = self._torch()
+        if found is None:
             return
+        torch_name, extra = found
         guard = f"`if {context.code(node.test)}: raise ...`"
         exception, message, formatted = _exception_and_message(raised.exc)
         if message is None:
@@ -263,7 +283,7 @@ class GuardToCheck(Rule):
                 f"which Dynamo keeps as a runtime assertion when it captures the value (unsafe: {changes}"
                 f"the graph stays whole only with capture_scalar_outputs{_WITHOUT_VALUES if formatted else ''})"
             )
-        self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
+        self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE, extra=extra)
 
 
 def _tested_in_graph(
@@ -352,10 +372,14 @@ _WITHOUT_VALUES = "; the message keeps its text, without the values formatted in
 
 def _message_template(message: cst.BaseExpression) -> cst.BaseExpression | None:
     """The string literal a message is, or is formatted from (`"underflow in dt {}".format(dt.item())`,
-    `"... %s" % x`): a check's message must be known while tracing, and formatting it would read
-    the values the check is about. None for any other message (an f-string, a name)."""
+    `"... %s" % x`, `f"t0={t0} must precede t1={t1}"`): a check's message must be known while
+    tracing, and formatting it would read the values the check is about. An f-string's template is
+    its text with each field written as in the source (`"t0={t0} must precede t1={t1}"`). None for
+    any other message (a name, a call)."""
     if _is_string_literal(message):
         return message
+    if isinstance(message, (cst.FormattedString, cst.ConcatenatedString)):
+        return _fstring_template(message)
     if (
         isinstance(message, cst.Call)
         and isinstance(message.func, cst.Attribute)
@@ -391,3 +415,31 @@ def _as_tensor_condition(test: cst.BaseExpression, torch_name: str, module: cst.
     if isinstance(test, (cst.Name, cst.Attribute)):
         return source(test, module) if values.is_tensor(test) else f"{torch_name}.as_tensor({source(test, module)})"
     return values.boolean_source(test, module, torch_name)
+
+
+def _fstring_template(message: cst.BaseExpression) -> cst.BaseExpression | None:
+    """An f-string (or a concatenation of f-strings and literals) as a plain literal of its text,
+    each field kept as its source between braces; None for bytes, or a field whose source would not
+    fit in the literal's quotes."""
+    if isinstance(message, cst.ConcatenatedString):
+        left, right = _fstring_template(message.left), _fstring_template(message.right)
+        if left is None or right is None:
+            return None
+        return message.with_changes(left=left, right=right)  # type: ignore[arg-type]
+    if isinstance(message, cst.SimpleString):
+        return message if isinstance(message.evaluated_value, str) else None
+    if not isinstance(message, cst.FormattedString) or "b" in message.prefix.lower():
+        return None
+    quote = message.start[len(message.prefix):]
+    text = []
+    for part in message.parts:
+        if isinstance(part, cst.FormattedStringText):
+            text.append(part.value.replace("{{", "{").replace("}}", "}"))
+            continue
+        assert isinstance(part, cst.FormattedStringExpression)
+        field = cst.Module([]).code_for_node(part.expression)
+        if quote[0] in field or "\\" in field or "\n" in field:
+            return None
+        text.append("{" + field + "}")
+    prefix = message.prefix.lower().replace("f", "")
+    return cst.SimpleString(prefix + quote + "".join(text) + message.end, lpar=message.lpar, rpar=message.rpar)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
+from graphweld.analysis.blocks import binds_at_module_level, torch_import_edit
 from graphweld.analysis.breakers import TENSOR_VALUE_READS, UNTRACEABLE_BREAKERS
 from graphweld.analysis.names import is_literal_constant, root_expression
 from graphweld.analysis.regions import FunctionInfo
@@ -185,12 +185,13 @@ class NonstrictHelper(Rule):
             )
             return
         api = NONSTRICT_TRACE
-        extra = self._torch_import()
+        decorate = caller is None or self.context.regions.only_compiled_calls(name)
+        extra = self._torch_import(helper.node if decorate else statement)
         if extra is None:
             self._decorated.add(name)
             self.report(anchor, f"`{name}` breaks the graph ({verdict.cause}); add `import torch` to trace it with {api}")
             return
-        if caller is None or self.context.regions.only_compiled_calls(name):
+        if decorate:
             self._decorated.add(name)
             decorator = cst.Decorator(decorator=cst.parse_expression(api))
             decorated = helper.node.with_changes(decorators=(decorator, *helper.node.decorators))
@@ -220,16 +221,14 @@ class NonstrictHelper(Rule):
             extra=extra,
         )
 
-    def _torch_import(self) -> list[tuple[cst.CSTNode, list[cst.BaseStatement]]] | None:
+    def _torch_import(self, target: cst.CSTNode) -> list[tuple[cst.CSTNode, list[cst.BaseStatement]]] | None:
         """Extra edits making `torch` a module-level name: none needed, or `import torch` added
-        after the imports; None when there is nowhere to add it."""
+        (see `torch_import_edit`); None when there is nowhere to add it."""
         module = self.context.module
         if binds_at_module_level(module, "torch"):
             return []
-        anchor = definitions_anchor(module)
-        if anchor is None:
-            return None
-        return [(anchor, [anchor, cst.parse_statement("import torch\n")])]
+        edit = torch_import_edit(module, avoid=target)
+        return None if edit is None else [edit]
 
     def _verdict(self, helper: FunctionInfo) -> _Verdict | None:
         name = helper.name

@@ -51,6 +51,24 @@ def before_and_after(case: str) -> tuple[object, object]:
         # XLM's and ProphetNet's asserts on a value read with `.item()`, tested on the tensor.
         ("guard-to-check/assert_item_tested_on_tensor", "positions", [(torch.ones(2, 4), torch.tensor([4, 3]), 4)]),
         ("guard-to-check/assert_item_tested_on_tensor", "shift_right", [(torch.arange(6).view(2, 3), 0)]),
+        # torchsde's and monai's messages written as f-strings; kept as their text.
+        (
+            "guard-to-check/fstring_message_keeps_its_text",
+            "interpolate",
+            [(torch.tensor(0.0), torch.tensor(0.5), torch.tensor(1.0), torch.ones(3), torch.zeros(3))],
+        ),
+        ("guard-to-check/fstring_message_keeps_its_text", "check_window", [(torch.tensor([0, 3, 1]), 4)]),
+        # torchdiffeq's and torchsde's interpolation modules, which import nothing: `import torch` added.
+        (
+            "guard-to-check/module_without_torch_import",
+            "_interp_evaluate",
+            [([torch.ones(3), torch.arange(3.0)], torch.tensor(0.0), torch.tensor(1.0), torch.tensor(0.25))],
+        ),
+        (
+            "guard-to-check/module_without_torch_import",
+            "linear_interp",
+            [(torch.tensor(0.0), torch.ones(3), torch.tensor(1.0), torch.zeros(3), torch.tensor(0.5))],
+        ),
         (
             "branchless-guard/hf_fp16_clamp",
             "layer",

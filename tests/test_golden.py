@@ -43,11 +43,12 @@ def settings_for(case: Path, text: str) -> Settings:
 
 
 # Settings-line keys that give the lines a run saw, not settings.
-RUN_LINES = ("site_lines", "called_lines", "stack_lines")
+RUN_LINES = ("site_lines", "called_lines", "stack_lines", "data_dependent_lines")
 
 
 def run_lines_for(text: str) -> dict[str, frozenset[int]]:
-    """`site_lines`, `called_lines` and `stack_lines` from the case's settings line (what a run of it saw)."""
+    """`site_lines`, `called_lines`, `stack_lines` and `data_dependent_lines` (where the run saw GB0170)
+    from the case's settings line (what a run of it saw)."""
     first = text.splitlines()[0] if text else ""
     match = re.match(r"#\s*settings:\s*(.*)", first)
     found: dict[str, frozenset[int]] = {}

@@ -297,8 +297,14 @@ class _Splicer:
         start = end - len(split_lines(old))
         if start < 0 or "".join(self.lines[start:end]) != old:
             return None
-        if is_insertion(target, replacement):
+        if is_insertion(target, replacement) and replacement[0] is target:
             return [TextEdit(end, end, self._code(replacement[1:], indents), definitions=True)]
+        if is_insertion(target, replacement):
+            # Before the statement's own first line (its comments above stay above the insertion),
+            # two blank lines apart from a definition.
+            first = self.spans[id(target)].start_line - 1
+            gap = "\n\n" if isinstance(target, (cst.FunctionDef, cst.ClassDef)) else ""
+            return [TextEdit(first, first, self._code(replacement[:-1], indents) + gap, definitions=True)]
         new = self._code(replacement, indents)
         return [TextEdit(e.start_line + start, e.end_line + start, e.new_text) for e in minimal_edits(old, new)]
 
@@ -319,8 +325,9 @@ class _Splicer:
 
 def is_insertion(target: cst.CSTNode, replacement: Sequence[cst.BaseStatement]) -> bool:
     """Whether a replacement keeps its target and only adds statements after it (a rule adding
-    definitions after an import); such a target is not one the change replaces."""
-    return len(replacement) > 1 and replacement[0] is target
+    definitions after an import) or before it (`import torch` above the first definition of a
+    module that imports nothing); such a target is not one the change replaces."""
+    return len(replacement) > 1 and (replacement[0] is target or replacement[-1] is target)
 
 
 def parse(text: str) -> cst.Module:

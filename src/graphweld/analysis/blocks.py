@@ -119,6 +119,27 @@ def definitions_anchor(module: cst.Module) -> cst.SimpleStatementLine | None:
     return anchor
 
 
+def torch_import_edit(
+    module: cst.Module, avoid: cst.CSTNode | None = None
+) -> tuple[cst.CSTNode, list[cst.BaseStatement]] | None:
+    """The edit adding `import torch` at module level, as (statement, its replacement): after the
+    imports; in a module with none (a helper module that only calls tensor methods), before its
+    first statement after the docstring. None when that statement is `avoid` (the change itself
+    replaces it) or the module is empty."""
+    statement = cst.parse_statement("import torch\n")
+    anchor = definitions_anchor(module)
+    if anchor is not None:
+        return anchor, [anchor, statement]
+    body = list(module.body)
+    if body and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1:
+        only = body[0].body[0]
+        if isinstance(only, cst.Expr) and isinstance(only.value, (cst.SimpleString, cst.ConcatenatedString)):
+            body = body[1:]  # the docstring
+    if not body or body[0] is avoid:
+        return None
+    return body[0], [statement, body[0]]
+
+
 def binds_at_module_level(module: cst.Module, name: str, before: cst.CSTNode | None = None) -> bool:
     """Whether a top-level import line, up to and including `before`, binds `name`: `import torch`
     and `import torch.nn` bind `torch`; `import torch.nn as nn` binds `nn`."""

@@ -75,10 +75,23 @@ _ARITHMETIC = (
 def conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     """`A and B and C` (without parentheses around it) as [A, B, C]: asserting or guarding each
     in order is the `and` (the first false one decides, the ones after it are not evaluated); any
-    other test as itself."""
+    other test as itself. A chained comparison is the `and` of its links (`t0 <= t <= t1` is
+    `t0 <= t and t <= t1`) where each inner operand is a name, an attribute or a literal, which
+    reads the same value twice."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
         return conjuncts(test.left) + conjuncts(test.right)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) > 1 and not test.lpar:
+        inner = [link.comparator for link in test.comparisons[:-1]]
+        if all(_reads_same_twice(operand) for operand in inner):
+            lefts = [test.left, *inner]
+            return [cst.Comparison(left, [link]) for left, link in zip(lefts, test.comparisons)]
     return [test]
+
+
+def _reads_same_twice(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Attribute):
+        return _reads_same_twice(node.value)
+    return isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString))
 
 
 class FunctionValues:

@@ -6,5 +6,5 @@ import torch
 def observe(x: torch.Tensor, flag):
     assert flag, "a Python flag"
     assert x.numel() > 0 and flag
-    assert x.sum() > 0, f"not positive: {x}"
+    assert x.sum() > 0, "not positive: " + str(x)
     return x * 2

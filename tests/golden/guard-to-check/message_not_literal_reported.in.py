@@ -3,7 +3,7 @@ import torch
 
 
 @torch.compile
-def normalize(x: torch.Tensor, n):
+def normalize(x: torch.Tensor, reason: str):
     if x.sum() == 0:
-        raise ValueError(f"empty input of {n}")
+        raise ValueError(reason)
     return x / x.sum()
