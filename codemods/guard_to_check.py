@@ -56,7 +56,10 @@ class GuardToCheck(Rule):
 
     An `assert` with a chained comparison (`assert t0 <= t <= t1`, torchsde's interpolation) is
     the `and` of its links: `t0 <= t` and `t <= t1`, each checked, the middle operand (a name, an
-    attribute or a literal) read twice. In a module that imports nothing (torchdiffeq's and
+    attribute or a literal) read twice. An operand written with Python's `or` or `not` on tensors
+    (torchdiffeq's `assert diff.all() or (~diff).all()`, `assert not x.isnan().any()`) asks for the
+    value just as the `assert` does: it becomes `torch.logical_or` / `torch.logical_not` of the
+    tensors (both sides now evaluated, as they are pure tensor reads). In a module that imports nothing (torchdiffeq's and
     torchsde's interpolation modules only call tensor methods), `import torch` is added above its
     first definition.
 
@@ -179,11 +182,17 @@ class GuardToCheck(Rule):
             return id(operand) in made or values.is_tensor(operand)
 
         seen_by_run = context.branches_on_tensor_per_run(node)
+        # `A or B`, `not A` on tensors: Python's `or` and `not` ask for the value (and break), so
+        # they become `torch.logical_or` / `logical_not` of the tensors.
+        logical = [_logical(operand, values, context.module, torch_name, seen_by_run) for operand in operands]
+        operands = [found if found is not None else operand for operand, found in zip(operands, logical)]
+        made |= {id(found) for found in logical if found is not None}
         if not (seen_by_run or all(is_tensor(operand) for operand in operands)):
             return
-        maybe_python = (cst.Name, cst.BaseString, cst.UnaryOperation)
-        if any(isinstance(operand, maybe_python) and not is_tensor(operand) for operand in operands):
+        if any(isinstance(operand, _MAYBE_PYTHON) and not is_tensor(operand) for operand in operands):
             return  # a bare name or constant may be a Python value: `_assert_async` takes tensors only
+        if any(isinstance(operand, cst.BooleanOperation) for operand in operands):
+            return  # an `or` whose sides are not known tensors would still ask for a value
         message = statement.msg
         template = None if message is None else _message_template(message)
         if message is not None and template is None:
@@ -284,6 +293,35 @@ class GuardToCheck(Rule):
                 f"the graph stays whole only with capture_scalar_outputs{_WITHOUT_VALUES if formatted else ''})"
             )
         self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE, extra=extra)
+
+
+# Operands that may be Python values: `_assert_async` takes tensors only.
+_MAYBE_PYTHON = (cst.Name, cst.BaseString, cst.UnaryOperation)
+
+
+def _logical(
+    operand: cst.BaseExpression, values: FunctionValues, module: cst.Module, torch_name: str, seen_by_run: bool
+) -> cst.BaseExpression | None:
+    """An operand written with Python's `or` or `not` (`diff.all() or (~diff).all()`, torchdiffeq's
+    monotonic check; `not x.isnan().any()`) as `torch.logical_or` / `logical_not` of its tensors;
+    None for any other operand, or one with a side that may be a Python value (known from the code
+    not to be a tensor where no run saw the break; a bare name or constant either way)."""
+    is_or = isinstance(operand, cst.BooleanOperation)  # `or`, or a parenthesized `and`
+    is_not = isinstance(operand, cst.UnaryOperation) and isinstance(operand.operator, cst.Not)
+    if not (is_or or is_not):
+        return None
+    leaves = _boolean_leaves(operand)
+    if not all(values.is_tensor(leaf) or (seen_by_run and not isinstance(leaf, _MAYBE_PYTHON)) for leaf in leaves):
+        return None
+    return cst.parse_expression(values.boolean_source(operand, module, torch_name))
+
+
+def _boolean_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return _boolean_leaves(node.expression)
+    if isinstance(node, cst.BooleanOperation):
+        return _boolean_leaves(node.left) + _boolean_leaves(node.right)
+    return [node]
 
 
 def _tested_in_graph(

@@ -58,6 +58,7 @@ def before_and_after(case: str) -> tuple[object, object]:
             [(torch.tensor(0.0), torch.tensor(0.5), torch.tensor(1.0), torch.ones(3), torch.zeros(3))],
         ),
         ("guard-to-check/fstring_message_keeps_its_text", "check_window", [(torch.tensor([0, 3, 1]), 4)]),
+        ("guard-to-check/or_and_not_become_logical", "check", [(torch.arange(4.0),), (torch.arange(4.0).flip(0),)]),
         # torchdiffeq's and torchsde's interpolation modules, which import nothing: `import torch` added.
         (
             "guard-to-check/module_without_torch_import",
