@@ -313,6 +313,8 @@ def _logical(
     leaves = _boolean_leaves(operand)
     if not all(values.is_tensor(leaf) or (seen_by_run and not isinstance(leaf, _MAYBE_PYTHON)) for leaf in leaves):
         return None
+    if any(values.impurity(leaf) for leaf in leaves[1:]):
+        return None  # a side the `or` did not always evaluate must be a pure tensor read
     return cst.parse_expression(values.boolean_source(operand, module, torch_name))
 
 
