@@ -36,7 +36,9 @@ class BranchToWhere(Rule):
     gpytorch's `if z_is_small.sum() > 0: grad[z_is_small] = ...`) makes the write on a copy and
     takes the copy's values where the condition holds, in place (`t.copy_(torch.where(cond,
     t_updated, t))`), so whatever shares the tensor's memory sees what it saw before. A condition
-    written with `not`, `and`, `or` becomes `torch.logical_not`, `logical_and`, `logical_or`.
+    written with `not`, `and`, `or` becomes `torch.logical_not`, `logical_and`, `logical_or`. A
+    value chosen by a Python option (`tensor.sigmoid() if normalization == "sigmoid" else
+    torch.softmax(tensor, dim=1)`, torchmetrics' logits check) is as pure as its sides.
     Before the selection, a branch may fill a cache on an object (`if not
     hasattr(self, "long_inv_freq"): self.long_inv_freq = ...`) or move a cached tensor
     (`self.cache = self.cache.to(device)`); those statements are hoisted above the selection,

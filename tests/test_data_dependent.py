@@ -42,6 +42,11 @@ def before_and_after(case: str) -> tuple[object, object]:
         ),
         ("branch-to-cond/one_sided_temporary", "norm", [(torch.ones(2, 3),), (torch.zeros(2, 3),)]),
         (
+            "branch-to-where/value_chosen_by_an_option",
+            "normalize",
+            [(torch.tensor([[2.0, -1.0]]), "sigmoid"), (torch.tensor([[0.2, 0.8]]), "softmax"), (torch.tensor([[2.0, -1.0]]), "softmax")],
+        ),
+        (
             "branch-to-where/rtdetr_training_clamp",
             "train_forward",
             [(torch.ones(2, 4),), (torch.full((2, 4), float("inf")),)],

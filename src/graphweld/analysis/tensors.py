@@ -26,7 +26,7 @@ TENSOR_FUNCTIONS = frozenset(
         "count_nonzero cumsum div eq exp floor full full_like ge gt isfinite isinf isnan isneginf "
         "isposinf le log logical_and logical_not logical_or lt matmul max maximum mean min minimum "
         "mul ne neg ones ones_like pow prod reciprocal round rsqrt sigmoid sign sin sqrt square stack "
-        "sub sum tanh tensor where zeros zeros_like"
+        "softmax log_softmax sub sum tanh tensor where zeros zeros_like"
     ).split()
 )
 # torch functions that return something other than a tensor and have no effect: a dtype's limits.
@@ -37,7 +37,7 @@ TENSOR_METHODS = frozenset(
         "abs add all amax amin any argmax argmin bool ceil clamp clip clone contiguous cos cumsum detach "
         "div double eq exp expand expand_as flatten float floor ge gt half int isfinite isinf isnan le "
         "log logical_not long lt max mean min mul ne neg permute pow prod reshape round rsqrt sigmoid "
-        "sign sin sqrt square squeeze sub sum t tanh to transpose type_as unsqueeze view view_as"
+        "sign sin softmax log_softmax sqrt square squeeze sub sum t tanh to transpose type_as unsqueeze view view_as"
     ).split()
 )
 # Tensor attributes that are tensors.
@@ -234,8 +234,10 @@ class FunctionValues:
         if isinstance(node, cst.Attribute):
             return self.impurity(node.value)
         if isinstance(
-            node, (cst.Tuple, cst.List, cst.BinaryOperation, cst.Comparison, cst.UnaryOperation, cst.BooleanOperation)
+            node,
+            (cst.Tuple, cst.List, cst.BinaryOperation, cst.Comparison, cst.UnaryOperation, cst.BooleanOperation, cst.IfExp),
         ):
+            # `a if option == "sigmoid" else b` is pure when its test and both sides are.
             for child in _children(node):
                 reason = self.impurity(child)
                 if reason:
@@ -318,6 +320,10 @@ def _children(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield node.left
         for target in node.comparisons:
             yield target.comparator
+    elif isinstance(node, cst.IfExp):
+        yield node.test
+        yield node.body
+        yield node.orelse
 
 
 def _code(node: cst.CSTNode) -> str:
