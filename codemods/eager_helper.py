@@ -28,7 +28,10 @@ class EagerHelper(Rule):
     that reads the values of its tensors into Python or sizes a tensor by them: a loop over
     `grid_thw.tolist()` building position ids, `torch.repeat_interleave` by a tensor of counts,
     `torch.where(diff)[0]` picking thresholds, a boolean mask filtering edges. It fires where a
-    run of the entry (`fix --entry`) saw Dynamo break inside the helper on such a line, or, without
+    run of the entry (`fix --entry`) saw Dynamo break inside the helper on such a line, or on a call
+    Dynamo cannot trace at all, as the run's GB id says (a function it skips, GB0007/GB0008: NumPy's
+    `SeedSequence`, `Generator.manual_seed`; an opaque object, GB0363: a `torch.Generator` seeded
+    per call, as torchsde draws its Brownian increments; an unsupported method, GB0156), or, without
     a run, on a helper that reads the values of what the code shows is a tensor (a parameter
     annotated `torch.Tensor`, a torch result) twice or in a `for` header. It is the last rule
     tried on a helper: a rule that keeps the value in the graph, and `nonstrict-helper` for a
@@ -106,9 +109,15 @@ class EagerHelper(Rule):
         broken = [statement for statement in own_statements(node) if context.breaks_per_run(statement)]
         value_lines = {id(statement) for statement, _ in reads}
         evidence = [statement for statement in broken if id(statement) in value_lines or _masks(statement)]
-        if evidence:
-            anchor, resolves = evidence[0], evidence
-            why = f"a run saw Dynamo break inside it (`{context.code(anchor)}`)"
+        # A call Dynamo cannot trace at all (a `torch.Generator` seeded per call, NumPy's
+        # `SeedSequence`), as the run's GB id says: nothing in the helper's line keeps it traced.
+        untraceable = [statement for statement in broken if context.untraceable_per_run(statement)]
+        if evidence or untraceable:
+            anchor, resolves = (evidence or untraceable)[0], [*evidence, *untraceable]
+            what, why = "computes from tensor values", f"a run saw Dynamo break inside it (`{context.code(anchor)}`)"
+            if not evidence:
+                what = "calls what Dynamo cannot trace"
+                why = f"a run saw Dynamo break inside it on such a call (`{context.code(anchor)}`)"
         else:
             # Without a run, only reads of what the code shows is a tensor (an annotated parameter,
             # a torch result): `.item()` of a NumPy value breaks nothing.
@@ -122,7 +131,7 @@ class EagerHelper(Rule):
                 return
             anchor = (in_header or [value_reads[0][0]])[0]
             resolves = [s for s, _ in value_reads]
-            why = f"it reads tensor values into Python (`{context.code(anchor)}`)"
+            what, why = "computes from tensor values", f"it reads tensor values into Python (`{context.code(anchor)}`)"
         if not self.allows("", anchor):
             return
         decorator = cst.Decorator(decorator=cst.parse_expression(f"{torch_name}.compiler.disable"))
@@ -131,7 +140,7 @@ class EagerHelper(Rule):
             [node.with_changes(decorators=(decorator, *node.decorators))],
             anchor=anchor,
             message=(
-                f"`{info.name}` computes from tensor values: {why}, which also splits its compiled caller; run it "
+                f"`{info.name}` {what}: {why}, which also splits its compiled caller; run it "
                 f"eagerly with `@{torch_name}.compiler.disable` (one break at the call)"
             ),
             safety=Safety.SAFE,

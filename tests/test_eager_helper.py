@@ -1,5 +1,6 @@
 """eager-helper, compiled: each golden's helper (Qwen2-VL's position ids, torchmetrics' curve
-thresholds, torch_geometric's self-loop mask, a packed encoder's segment ids) breaks inside it
+thresholds, torch_geometric's self-loop mask, a packed encoder's segment ids, torchsde's and
+monai's generators seeded per call) breaks inside it
 before the rewrite; disabled, Dynamo calls it eagerly: fewer breaks and graphs, the same outputs
 and gradients."""
 
@@ -39,8 +40,14 @@ def _packed_encoder(module):
     return module.PackedEncoder(4), (torch.randn(6, 4, requires_grad=True), torch.tensor([2, 4]))
 
 
+def _increments(module):
+    torch.manual_seed(0)
+    return module.Increments(), (torch.randn(5, 3, requires_grad=True),)
+
+
 CASES = [
     ("vision_position_ids", _vision_tower),
+    ("untraceable_generator", _increments),
     ("thresholds_where", _auroc),
     ("self_loops_mask", _graph_conv),
     ("method_counts", _packed_encoder),

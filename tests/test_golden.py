@@ -43,11 +43,12 @@ def settings_for(case: Path, text: str) -> Settings:
 
 
 # Settings-line keys that give the lines a run saw, not settings.
-RUN_LINES = ("site_lines", "called_lines", "stack_lines", "data_dependent_lines")
+RUN_LINES = ("site_lines", "called_lines", "stack_lines", "data_dependent_lines", "untraceable_lines")
 
 
 def run_lines_for(text: str) -> dict[str, frozenset[int]]:
-    """`site_lines`, `called_lines`, `stack_lines` and `data_dependent_lines` (where the run saw GB0170)
+    """`site_lines`, `called_lines`, `stack_lines`, `data_dependent_lines` (where the run saw GB0170)
+    and `untraceable_lines` (a call Dynamo cannot trace: GB0007, GB0008, GB0156, GB0363)
     from the case's settings line (what a run of it saw)."""
     first = text.splitlines()[0] if text else ""
     match = re.match(r"#\s*settings:\s*(.*)", first)

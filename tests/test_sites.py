@@ -8,7 +8,7 @@ import os
 import torch
 import transformers
 
-from graphweld.runs.entry import BreakSite, RunReport, is_library_file
+from graphweld.runs.entry import BreakSite, FileSites, RunReport, is_library_file
 from graphweld.runs.runner import parse_break, parse_recompile, skipped_frames
 
 LOG = """Graph break in user code at /usr/lib/python3.11/inspect.py:1751
@@ -136,3 +136,16 @@ def test_a_break_logged_again_without_its_stack_keeps_the_stack_that_places_it_i
     assert site.count == 2 and site.skipped_frame
     moved = site.in_code(lambda file: file.startswith("/site/"))
     assert moved is not None and (moved.file, moved.line) == ("/site/model.py", 319)
+
+
+def test_a_files_sites_say_where_dynamo_met_a_call_it_cannot_trace():
+    # torchsde's `_randn`: the generator (GB0363) and its seeding (GB0007) are calls Dynamo cannot
+    # trace at all, which eager-helper takes as its evidence; a data-dependent branch is not one.
+    sites = [
+        BreakSite("/w/brownian.py", 31, "GB0363", "An opaque object was created", "", False),
+        BreakSite("/w/brownian.py", 32, "GB0007", "Attempted to call function marked as skipped", "", False),
+        BreakSite("/w/brownian.py", 470, "GB0170", "Data-dependent branching", "", False),
+    ]
+    found = FileSites.of(sites)
+    assert found.untraceable_lines == frozenset({31, 32})
+    assert found.data_dependent_lines == frozenset({470})

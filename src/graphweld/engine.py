@@ -386,6 +386,7 @@ def propose(
     called_functions: frozenset[str] = frozenset(),
     data_dependent_lines: frozenset[int] = frozenset(),
     stack_lines: frozenset[int] = frozenset(),
+    untraceable_lines: frozenset[int] = frozenset(),
     module: cst.Module | None = None,
     excluded: Callable[[ChangeKey], bool] | None = None,
     compiled_elsewhere: frozenset[str] = frozenset(),
@@ -396,7 +397,9 @@ def propose(
     holding them are compiled regions even when nothing in the file compiles them.
     `called_lines` / `called_functions`: the sites among them inside a function the user's code
     called (a helper, rather than the function torch.compile was given).
-    `data_dependent_lines`: the sites among them where Dynamo stopped on data-dependent branching.
+    `data_dependent_lines`: the sites among them where Dynamo stopped on data-dependent branching;
+    `untraceable_lines`: those where it met a call it cannot trace at all (a skipped function, an
+    opaque object).
     `stack_lines`: lines on the stack of a break the run saw further in (the calls that led to
     it); only rules that fix a break from its callers (`Rule.fixes_from_callers`) read them, and
     in a file with no break of its own only those rules run.
@@ -436,7 +439,7 @@ def propose(
         return empty
     context = RuleContext(
         module, settings, regions, path, text=text, data_dependent_lines=data_dependent_lines, stack_lines=stack_lines,
-        break_lines=site_lines | called_lines,
+        break_lines=site_lines | called_lines, untraceable_lines=untraceable_lines,
     )
     if excluded is not None:
         context.excluded = lambda rule, form, line, column: excluded(ChangeKey(rule, form, line, column))
@@ -526,12 +529,17 @@ def _location(spans: dict[int, Span], node: cst.CSTNode) -> Location:
     return Location(span.start_line, span.start_column + 1, span.end_line, span.end_column + 1)
 
 
+def precedence(rule_id: str) -> int:
+    """Where a rule stands among the rules (registry order): of two changes to the same code, the
+    one of the earlier rule is applied."""
+    return next((index for index, rule in enumerate(RULES) if rule.id == rule_id), len(RULES))
+
+
 def non_overlapping(changes: Iterable[Change]) -> list[Change]:
     """A greedy choice of changes whose edits do not overlap: by rule precedence (registry
     order), then earliest (and, at the same line, outermost) first."""
-    precedence = {rule.id: index for index, rule in enumerate(RULES)}
     chosen: list[Change] = []
-    key = lambda c: (precedence.get(c.rule, len(precedence)), c.edits[0].start_line, -c.edits[-1].end_line)  # noqa: E731
+    key = lambda c: (precedence(c.rule), c.edits[0].start_line, -c.edits[-1].end_line)  # noqa: E731
     for change in sorted(changes, key=key):
         if not any(change.overlaps(other) for other in chosen):
             chosen.append(change)
@@ -560,13 +568,14 @@ def fix_text(
     data_dependent_lines: frozenset[int] = frozenset(),
     *,
     stack_lines: frozenset[int] = frozenset(),
+    untraceable_lines: frozenset[int] = frozenset(),
     allowed: frozenset[ChangeKey] | None = None,
     excluded: frozenset[ChangeKey] = frozenset(),
     compiled_elsewhere: frozenset[str] = frozenset(),
 ) -> FixOutcome:
     """Apply every allowed change, repeating until no rule proposes one.
 
-    `site_lines`, `called_lines`, `data_dependent_lines`: graph-break lines seen by a run (see
+    `site_lines`, `called_lines`, `data_dependent_lines`, `untraceable_lines`: graph-break lines seen by a run (see
     `propose`); they are resolved to functions in the first round, which later rounds keep
     although the lines move. `stack_lines`: the calls on the breaks' stacks (see `propose`); a
     file with no break of its own keeps them in every round, so that only the rules fixing a
@@ -624,6 +633,7 @@ def fix_text(
                 called_functions=called_functions,
                 data_dependent_lines=data_dependent_lines if round_number == 0 else frozenset(),
                 stack_lines=stack_lines if round_number == 0 or passed_through else frozenset(),
+                untraceable_lines=untraceable_lines if round_number == 0 else frozenset(),
                 module=module,
                 excluded=ruled_out if (excluded or allowed is not None) else None,
                 compiled_elsewhere=compiled_elsewhere,

@@ -71,6 +71,7 @@ class RuleContext:
         data_dependent_lines: frozenset[int] = frozenset(),
         stack_lines: frozenset[int] = frozenset(),
         break_lines: frozenset[int] = frozenset(),
+        untraceable_lines: frozenset[int] = frozenset(),
     ) -> None:
         self.module = module
         # The file's path as the user gave it (only for names derived from it, never opened).
@@ -82,6 +83,9 @@ class RuleContext:
         # Lines where a run saw any graph break (of any GB id): Dynamo's evidence that what breaks
         # there is what Dynamo cannot trace (an `.item()` there was called on a tensor).
         self.break_lines = break_lines
+        # Lines among them where the break was a call Dynamo cannot trace at all (a function it
+        # skips, an opaque object such as a `torch.Generator`): Strategy 3's evidence.
+        self.untraceable_lines = untraceable_lines
         # Lines on the stack of a break a run saw further in: the calls that led to it (read only
         # by rules that fix a break from its callers).
         self.stack_lines = stack_lines
@@ -158,6 +162,13 @@ class RuleContext:
             return False
         span = node_spans(self.module, [statement], self.text).get(id(statement))
         return span is not None and span.start_line in self.break_lines
+
+    def untraceable_per_run(self, statement: cst.CSTNode) -> bool:
+        """Whether a run saw Dynamo break at the statement's first line on a call it cannot trace."""
+        if not self.untraceable_lines:
+            return False
+        span = node_spans(self.module, [statement], self.text).get(id(statement))
+        return span is not None and span.start_line in self.untraceable_lines
 
     def code(self, node: cst.CSTNode) -> str:
         """Source text of a node on one line, shortened for messages (without its comment)."""

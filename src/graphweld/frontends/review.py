@@ -22,7 +22,7 @@ from graphweld.codemods import RULES_BY_ID
 from graphweld.discover import discover
 from graphweld.edits import apply_edits, split_lines
 from graphweld.analysis.project import ProjectIndex
-from graphweld.engine import Change, Proposals, compiles, in_cell, propose
+from graphweld.engine import Change, Proposals, compiles, in_cell, precedence, propose
 from graphweld.runs.entry import FileSites
 from graphweld.notebook import Notebook, is_notebook, read_notebook
 from graphweld.frontends.report import file_diff, place
@@ -123,6 +123,7 @@ class Review:
                     called_lines=sites.called_lines if first_round else frozenset(),
                     data_dependent_lines=sites.data_dependent_lines if first_round else frozenset(),
                     stack_lines=sites.stack_lines if first_round else frozenset(),
+                    untraceable_lines=sites.untraceable_lines if first_round else frozenset(),
                     called_functions=called_functions,
                     compiled_elsewhere=compiled_elsewhere,
                 )
@@ -140,7 +141,8 @@ class Review:
             if not regions_said:
                 self._say_regions(path, proposals)
                 regions_said = True
-            change = min(offered, key=lambda c: (c.location.line, c.location.column, c.rule))
+            # At one place, the change `fix` would apply first (rule precedence); declined, the next.
+            change = min(offered, key=lambda c: (c.location.line, c.location.column, precedence(c.rule)))
             answer = Answer.YES if apply_all else self._decide(path, text, change, notebook)
             if answer in (Answer.YES, Answer.ALL):
                 text = apply_edits(text, list(change.edits))

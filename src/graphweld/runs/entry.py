@@ -27,6 +27,11 @@ from graphweld.runs.runner import DYNAMO_SETTINGS
 DEFAULT_TIMEOUT = 600
 # Dynamo's id for a branch on a tensor's value ("Data-dependent branching").
 DATA_DEPENDENT_BRANCHING = "GB0170"
+# Dynamo's ids for a call it cannot trace at all: a function it skips ("Attempted to call / inline
+# function marked as skipped": a C builtin such as `Generator.manual_seed`, NumPy's
+# `SeedSequence`), an object it cannot put in a graph ("An opaque object was created in the middle
+# of the program": a `torch.Generator`), a method it does not support (`type.__new__`).
+UNTRACEABLE_CALLS = frozenset({"GB0007", "GB0008", "GB0156", "GB0363"})
 
 
 class EntryError(Exception):
@@ -114,6 +119,8 @@ class FileSites:
     # Lines of this file on the Python stack of a break placed in another file or further in:
     # the calls that led to it, where a rule may fix what the callee does on its first call.
     stack_lines: frozenset[int] = frozenset()
+    # Those where Dynamo met a call it cannot trace at all (UNTRACEABLE_CALLS).
+    untraceable_lines: frozenset[int] = frozenset()
 
     @classmethod
     def of(cls, sites: Iterable[BreakSite], stack_lines: Iterable[int] = ()) -> "FileSites":
@@ -123,6 +130,7 @@ class FileSites:
             frozenset(site.line for site in sites if site.called_by_user_code),
             frozenset(site.line for site in sites if site.gb == DATA_DEPENDENT_BRANCHING),
             frozenset(stack_lines),
+            frozenset(site.line for site in sites if site.gb in UNTRACEABLE_CALLS),
         )
 
 

@@ -84,6 +84,7 @@ def explain_sites(
                 called_lines=file_sites.called_lines,
                 data_dependent_lines=file_sites.data_dependent_lines,
                 stack_lines=file_sites.stack_lines,
+                untraceable_lines=file_sites.untraceable_lines,
             ), text
         except SourceError:
             proposed[path] = None, None

@@ -405,7 +405,8 @@ class _RoundSearch:
             lines = self.sites[path]
             self._outcomes[key] = fix_text(
                 text, path, self.settings, site_lines=lines.lines, called_lines=lines.called_lines,
-                data_dependent_lines=lines.data_dependent_lines, stack_lines=lines.stack_lines, allowed=allowed,
+                data_dependent_lines=lines.data_dependent_lines, stack_lines=lines.stack_lines,
+                untraceable_lines=lines.untraceable_lines, allowed=allowed,
                 excluded=excluded,
             )
         return self._outcomes[key]
