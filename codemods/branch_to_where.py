@@ -39,6 +39,11 @@ class BranchToWhere(Rule):
     written with `not`, `and`, `or` becomes `torch.logical_not`, `logical_and`, `logical_or`. A
     value chosen by a Python option (`tensor.sigmoid() if normalization == "sigmoid" else
     torch.softmax(tensor, dim=1)`, torchmetrics' logits check) is as pure as its sides.
+    An early return on a tensor's value (`if error_ratio == 0: return last_step * ifactor`,
+    torchdiffeq's step size; a metric returning zero when there is nothing to count), followed only
+    by assignments of pure values and a final `return`, becomes those assignments and one `return
+    torch.where(condition, early, final)`; the condition and the early result are computed where
+    the `if` was when the assignments rebind a name they read.
     Before the selection, a branch may fill a cache on an object (`if not
     hasattr(self, "long_inv_freq"): self.long_inv_freq = ...`) or move a cached tensor
     (`self.cache = self.cache.to(device)`); those statements are hoisted above the selection,
@@ -85,8 +90,11 @@ class BranchToWhere(Rule):
     statements run on inputs that did not need them, which matters if what they call is
     expensive or has effects. The in-place form writes the tensor on every input (with its own
     values where the condition is false): autograd sees an in-place write either way, so a tensor
-    saved for backward before it fails in backward where the branch was not taken before. A branch
-    holding anything else (I/O, `raise`, `return`, loops,
+    saved for backward before it fails in backward where the branch was not taken before. After an
+    early return, what follows now runs on inputs that returned early: a value only computed where
+    the function did not return (a division by the ratio that was zero) may be infinite or NaN
+    there, and its gradient through `torch.where` with it. A branch
+    holding anything else (I/O, `raise`, a `return` other than the early return above, loops,
     different statements) is left alone; so is a branch on a value not known to be a tensor, and
     one that selects `None` (not a tensor: FSMT's `if not mask.any(): mask = None`).
     A buffer is registered again with the selected value, as the branches did, not written in
@@ -105,7 +113,8 @@ class BranchToWhere(Rule):
         "an `if`/`else` on a tensor's value (known from the code, or where a run saw Dynamo stop on "
         "data-dependent branching, GB0170) whose branches bind the same names or make the same call with "
         "different arguments; an `if` without `else` that rebinds names or writes into part of a tensor "
-        "(`t[mask] = v`); a branch may first fill or move a cache on an object"
+        "(`t[mask] = v`); an early `return` followed by pure assignments and a `return`; a branch may first "
+        "fill or move a cache on an object"
     )
     rewrite = (
         "hoist the cache statements, then select each value with `torch.where(condition, a, b)`; a write into"
@@ -122,6 +131,18 @@ class BranchToWhere(Rule):
         if decision is None:
             return
         values, torch_name = decision
+        function = context.current_function
+        if node.orelse is None and _returns_only(node) is not None:
+            try:
+                rewritten, reasons = _early_return(node, values, torch_name, context.module, function)
+            except Refused:
+                return  # branch-to-cond says why not
+            message = (
+                f"early return on a tensor's value `if {context.code(node.test)}: return ...` breaks the graph; "
+                f"return `{torch_name}.where` of both results (unsafe: {'; '.join(reasons)})"
+            )
+            self.propose(function, [rewritten], anchor=node, message=message, safety=Safety.UNSAFE, form="early-return")
+            return
         try:
             replacement, reasons = _rewrite(node, values, torch_name, context.module, context.current_function)
         except Refused:
@@ -202,6 +223,84 @@ def _rewrite(
         merged.append(_merge(first, second, values, torch_name, condition, module))
     _check_condition_unchanged(node.test, caches, merged, module)
     return [*caches, *merged], reasons
+
+
+def _returns_only(node: cst.If) -> cst.BaseExpression | None:
+    """The value an `if` whose only statement is `return <value>` returns, or None."""
+    statements = block_statements(node.body)
+    if len(statements) != 1:
+        return None
+    return _returned(statements[0])
+
+
+def _returned(statement: cst.BaseStatement) -> cst.BaseExpression | None:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.Return) and small.value is not None:
+            return small.value
+    return None
+
+
+def _early_return(
+    node: cst.If, values: FunctionValues, torch_name: str, module: cst.Module, function: cst.FunctionDef
+) -> tuple[cst.FunctionDef, list[str]]:
+    """`if cond: return a`, then assignments of pure values, then `return b` (torchdiffeq's step
+    size: `if error_ratio == 0: return last_step * ifactor`): the assignments, then
+    `return torch.where(cond, a, b)`. The condition and `a` are computed where the `if` was when
+    the assignments rebind a name they read."""
+    if not isinstance(function.body, cst.IndentedBlock):
+        raise Refused("the function is on one line")
+    body = list(function.body.body)
+    index = next((i for i, statement in enumerate(body) if statement is node), None)
+    if index is None:
+        raise Refused("the early return is not in the function's own body")
+    if any(isinstance(n, (cst.Yield, cst.Await)) for n in iter_nodes(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))):
+        raise Refused("the function is a generator or a coroutine")
+    early = _returns_only(node)
+    rest = body[index + 1 :]
+    final = _returned(rest[-1]) if rest else None
+    if early is None or final is None:
+        raise Refused("the function does not end in a `return` of a value after the `if`")
+    reason = values.impurity(node.test)
+    if reason:
+        raise Refused(f"the condition would be computed anew: {reason}")
+    _require_pure(early, values)
+    _require_pure(final, values)
+    rebound: set[str] = set()
+    for statement in rest[:-1]:
+        target, value = _single_assignment(statement, module)
+        if not isinstance(target, cst.Name):
+            raise Refused(f"`{source(statement, module)[:40]}` does not bind a plain name")
+        _require_pure(value, values)
+        rebound.add(target.value)
+    reasons = [
+        "torch.where equals the early return only when both results have the same shape and dtype and the "
+        "condition has one element",
+        "what follows the `if` is now computed on every input (a value that was only computed where the "
+        "function did not return early may be infinite or NaN there, and its gradient with it)",
+    ]
+    condition = values.boolean_source(node.test, module, torch_name)
+    early_code = source(early, module)
+    read = loaded_names([node.test, early])
+    before: list[cst.BaseStatement] = []
+    if read & rebound:
+        taken = mentioned_names([function])
+        condition_name = fresh_name("returns_early", taken)
+        early_name = fresh_name("early_result", taken | {condition_name})
+        before = [
+            cst.parse_statement(f"{condition_name} = {condition}\n").with_changes(leading_lines=node.leading_lines),
+            cst.parse_statement(f"{early_name} = {early_code}\n"),
+        ]
+        condition, early_code = condition_name, early_name
+    where = call_code(f"{torch_name}.where", [condition, early_code, source(final, module)], _CALL_WIDTH, prefix="return ")
+    middle = list(rest[:-1])
+    if not before and middle:
+        middle[0] = middle[0].with_changes(leading_lines=(*node.leading_lines, *middle[0].leading_lines))
+    last = _statement(rest[-1], where)
+    if not before and not middle:
+        last = last.with_changes(leading_lines=(*node.leading_lines, *last.leading_lines))
+    new_body = [*body[:index], *before, *middle, last]
+    return function.with_changes(body=function.body.with_changes(body=new_body)), reasons
 
 
 def _written_in_place(statements: list[cst.BaseStatement], module: cst.Module) -> cst.Subscript | None:

@@ -42,6 +42,15 @@ def before_and_after(case: str) -> tuple[object, object]:
         ),
         ("branch-to-cond/one_sided_temporary", "norm", [(torch.ones(2, 3),), (torch.zeros(2, 3),)]),
         (
+            "branch-to-where/early_return",
+            "step_size",
+            [
+                (torch.tensor(0.1), torch.tensor(ratio), torch.tensor(10.0), torch.tensor(0.2))
+                for ratio in (0.0, 0.5, 2.0)
+            ],
+        ),
+        ("branch-to-where/early_return", "positive_fraction", [(torch.zeros(4),), (torch.tensor([1.0, 0.0, 2.0, 0.0]),)]),
+        (
             "branch-to-where/value_chosen_by_an_option",
             "normalize",
             [(torch.tensor([[2.0, -1.0]]), "sigmoid"), (torch.tensor([[0.2, 0.8]]), "softmax"), (torch.tensor([[2.0, -1.0]]), "softmax")],
