@@ -99,7 +99,11 @@ class NonstrictHelper(Rule):
     variables (non-strict tracing treats them as constants), and a returned value. Helpers it
     calls in the same module are checked too. Anything else is reported, not rewritten: the docs
     give no soundness guarantee for impure functions. Eager runs are unchanged (`nonstrict_trace`
-    only marks the function for Dynamo).
+    only marks the function for Dynamo). A helper that may be called with `None` (a parameter
+    defaulting to `None`, or annotated `Optional[...]` / `X | None`: torchmetrics'
+    `thresholds: Optional[Tensor]`) is reported too: `nonstrict_trace` takes tensors, numbers,
+    strings and containers of them, and Dynamo breaks at every call that passes `None` ("Invalid
+    input type for nonstrict_trace-ed function", GB0236, measured on torch 2.13 and 2.14).
     """
 
     id = "nonstrict-helper"
@@ -185,6 +189,15 @@ class NonstrictHelper(Rule):
             )
             return
         api = NONSTRICT_TRACE
+        takes_none = _may_take_none(helper.node, self.context.regions.imports.qualify)
+        if takes_none is not None:
+            self._decorated.add(name)
+            self.report(
+                anchor,
+                f"`{name}` breaks the graph ({verdict.cause}), but it may be called with `None` ({takes_none}), "
+                f"which {api} cannot take (Dynamo breaks at every such call, GB0236); not rewritten",
+            )
+            return
         decorate = caller is None or self.context.regions.only_compiled_calls(name)
         extra = self._torch_import(helper.node if decorate else statement)
         if extra is None:
@@ -481,3 +494,42 @@ def _root_name(node: cst.BaseExpression) -> str | None:
     root = root_expression(node)
     return root.value if isinstance(root, cst.Name) else None
 
+
+
+# How a parameter says it may be None: `Optional[X]`, `Union[X, None]`.
+_OPTIONAL = frozenset({"typing.Optional", "Optional"})
+_UNION = frozenset({"typing.Union", "Union"})
+
+
+def _may_take_none(function: cst.FunctionDef, qualify) -> str | None:  # type: ignore[no-untyped-def]
+    """The parameter of a helper that may be `None` (a `None` default, or an annotation that
+    allows it: torchmetrics' `thresholds: Optional[Tensor]`), as written; None if none may be.
+    `nonstrict_trace` takes tensors, numbers, strings and containers of them, not `None`
+    (torch 2.13 and 2.14: "Invalid input type for nonstrict_trace-ed function", GB0236)."""
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.default is not None and isinstance(param.default, cst.Name) and param.default.value == "None":
+            return f"`{param.name.value}=None`"
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if annotation is not None and _allows_none(annotation, qualify):
+            return f"`{param.name.value}: {cst.Module([]).code_for_node(annotation)}`"
+    return None
+
+
+def _allows_none(annotation: cst.BaseExpression, qualify) -> bool:  # type: ignore[no-untyped-def]
+    if isinstance(annotation, cst.Name) and annotation.value == "None":
+        return True
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        return _allows_none(annotation.left, qualify) or _allows_none(annotation.right, qualify)
+    if isinstance(annotation, cst.Subscript):
+        name = qualify(annotation.value) or cst.Module([]).code_for_node(annotation.value)
+        if name in _OPTIONAL:
+            return True
+        if name in _UNION:
+            return any(
+                isinstance(element.slice, cst.Index) and _allows_none(element.slice.value, qualify) for element in annotation.slice
+            )
+    if isinstance(annotation, (cst.SimpleString, cst.ConcatenatedString)):
+        text = annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else ""
+        return "Optional[" in text or "None" in text.replace(" ", "").split("|")
+    return False
