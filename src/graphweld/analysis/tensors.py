@@ -23,10 +23,10 @@ TENSOR_FUNCTIONS = frozenset(
     f"torch.{name}"
     for name in (
         "abs add all amax amin any arange argmax argmin as_tensor bmm cat ceil clamp clip cos "
-        "count_nonzero cumsum div eq exp floor full full_like ge gt isfinite isinf isnan isneginf "
-        "isposinf le log logical_and logical_not logical_or lt matmul max maximum mean min minimum "
-        "mul ne neg ones ones_like pow prod reciprocal round rsqrt sigmoid sign sin sqrt square stack "
-        "softmax log_softmax sub sum tanh tensor where zeros zeros_like"
+        "count_nonzero cumsum div eq exp expm1 floor full full_like ge gt isfinite isinf isnan "
+        "isneginf isposinf le log log1p logical_and logical_not logical_or lt matmul max maximum "
+        "mean min minimum mul ne neg ones ones_like pow prod reciprocal round rsqrt sigmoid sign "
+        "sin sqrt square stack softmax log_softmax sub sum tanh tensor where zeros zeros_like"
     ).split()
 )
 # torch functions that return something other than a tensor and have no effect: a dtype's limits.
@@ -34,10 +34,11 @@ PURE_FUNCTIONS = frozenset(("torch.finfo", "torch.iinfo"))
 # Tensor methods that return a tensor (not `item`, `tolist`, `size`, `dim`, `numel`, `nonzero`...).
 TENSOR_METHODS = frozenset(
     (
-        "abs add all amax amin any argmax argmin bool ceil clamp clip clone contiguous cos cumsum detach "
-        "div double eq exp expand expand_as flatten float floor ge gt half int isfinite isinf isnan le "
-        "log logical_not long lt max mean min mul ne neg permute pow prod reshape round rsqrt sigmoid "
-        "sign sin softmax log_softmax sqrt square squeeze sub sum t tanh to transpose type_as unsqueeze view view_as"
+        "abs add all amax amin any argmax argmin bool ceil clamp clip clone contiguous cos cumsum "
+        "detach div double eq exp expand expand_as flatten float floor ge gt half int isfinite "
+        "isinf isnan le log log1p logical_not long lt max mean min mul ne neg permute pow prod "
+        "reciprocal reshape round rsqrt sigmoid sign sin softmax log_softmax sqrt square squeeze "
+        "sub sum t tanh to transpose type_as unsqueeze view view_as"
     ).split()
 )
 # Tensor attributes that are tensors.
