@@ -34,7 +34,10 @@ class NumpyOnNumbers(Rule):
     `np.sum(plan_num_rand_blocks[: max_plan_idx + 1])`, Reformer pads to
     `np.lcm(lsh_chunk_length, local_chunk_length)`, and many modules flatten with
     `x.view(-1, np.prod(x.shape[1:]))`. They become `sum(...)`, `math.lcm`, `math.gcd` and
-    `math.prod` (`import math` is added where the module lacks it).
+    `math.prod` (`import math` is added where the module lacks it). The same round trip through
+    torch: `torch.arange(...).tolist()` of Python integers (literals, `len(...)`, `.ndim`, `.dim()`,
+    `.shape[i]`, `.size(i)` and their arithmetic), monai's losses listing their spatial axes with
+    `torch.arange(2, len(input.shape)).tolist()`, becomes `list(range(...))`: the same list.
 
     ## Why the graph breaks
     Dynamo traces NumPy calls as tensor operations (`torch._numpy`), so even on constants their
@@ -64,7 +67,9 @@ class NumpyOnNumbers(Rule):
     on floats `np.sum` adds pairwise and `sum` in order, which can differ in the last bits.
     graphweld cannot see that an argument is not an array: `math.lcm`, `math.gcd` and
     `math.prod` of arrays raise or differ, and `sum` of a 2-D array adds its rows where `np.sum`
-    adds everything. Left alone: an argument the code shows is an array or a tensor (made by a
+    adds everything. `list(range(...))` is exactly the list `torch.arange(...).tolist()` gives on
+    Python integers; a call with a `dtype=` (floats) or an argument the code does not show is a
+    Python integer is left alone. Left alone too: an argument the code shows is an array or a tensor (made by a
     NumPy or torch call in the function), calls with keywords (`axis=`, `dtype=`), calls that are
     not in a simple statement, and modules that bind `math` to something else. With `fix
     --entry`, a rewrite in a helper whose result breaks the graph only in its caller (Reformer's
@@ -78,11 +83,15 @@ class NumpyOnNumbers(Rule):
     # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
     finds = (
         "`np.lcm(a, b)`, `np.gcd(a, b)`, `np.sum(numbers)`, `np.prod(numbers)` in compiled code, on Python numbers "
-        "or a flat sequence of them (BigBird's attention plan, Reformer's chunk length, `np.prod(x.shape[1:])`)"
+        "or a flat sequence of them (BigBird's attention plan, Reformer's chunk length, `np.prod(x.shape[1:])`); "
+        "`torch.arange(...).tolist()` of Python integers (monai's losses)"
     )
-    rewrite = "`math.lcm`, `math.gcd`, `sum`, `math.prod` (and `import math` where the module lacks it)"
+    rewrite = (
+        "`math.lcm`, `math.gcd`, `sum`, `math.prod` (and `import math` where the module lacks it); "
+        "`list(range(...))`"
+    )
     default = "unsafe: graphweld cannot see that the arguments are not arrays"
-    trigger_words = ("lcm", "gcd", "sum", "prod")
+    trigger_words = ("lcm", "gcd", "sum", "prod", "arange")
     needs_breaker_call = False
     node_types = (cst.FunctionDef,)
 
@@ -105,7 +114,10 @@ class NumpyOnNumbers(Rule):
             return
         calls = [call for _, line_calls in found for call in line_calls]
         extra: list[tuple[cst.CSTNode, list[cst.BaseStatement]]] = []
-        if math_name is None and any(_EQUIVALENTS[imports.qualify(call.func)][0] == "math" for call in calls):  # type: ignore[index]
+        if math_name is None and any(
+            _arange_of_ints(call, imports) is None and _EQUIVALENTS[imports.qualify(call.func)][0] == "math"  # type: ignore[index]
+            for call in calls
+        ):
             anchor = _numpy_import(context.module)
             if anchor is None:
                 return
@@ -132,12 +144,56 @@ class NumpyOnNumbers(Rule):
     def _replaceable(self, node: cst.CSTNode, imports: ImportTable, values: FunctionValues) -> bool:
         if not isinstance(node, cst.Call):
             return False
+        if _arange_of_ints(node, imports) is not None:
+            return True
         equivalent = _EQUIVALENTS.get(imports.qualify(node.func) or "")
         if equivalent is None:
             return False
         if len(node.args) != equivalent[2] or any(arg.keyword is not None or arg.star for arg in node.args):
             return False
         return not any(_array_like(arg.value, imports, values) for arg in node.args)
+
+
+def _arange_of_ints(node: cst.Call, imports: ImportTable) -> cst.Call | None:
+    """`torch.arange(...)` of `<...>.tolist()` when its numbers are Python integers the code shows
+    (literals, `len(...)`, `.ndim`, `.dim()`, a `.shape[i]` or `.size(i)`, and their arithmetic)
+    and it has no keyword but `device=`: monai's losses, `torch.arange(2, len(input.shape)).tolist()`,
+    the same list as `list(range(2, len(input.shape)))`; else None."""
+    if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "tolist" and not node.args):
+        return None
+    made = node.func.value
+    if not (isinstance(made, cst.Call) and imports.qualify(made.func) == "torch.arange"):
+        return None
+    numbers = [arg for arg in made.args if arg.keyword is None]
+    if not 1 <= len(numbers) <= 3 or any(arg.star for arg in made.args):
+        return None
+    if any(arg.keyword is not None and arg.keyword.value != "device" for arg in made.args):
+        return None
+    return made if all(_python_int(arg.value) for arg in numbers) else None
+
+
+def _python_int(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return _python_int(node.expression)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)):
+        return _python_int(node.left) and _python_int(node.right)
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "ndim"
+    if isinstance(node, cst.Subscript):
+        # `x.shape[i]`: one index, an integer literal.
+        return (
+            isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index) and _python_int(node.slice[0].slice.value)
+        )
+    if isinstance(node, cst.Call):
+        if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
+            return True
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "dim" and not node.args:
+            return True
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value == "size" and len(node.args) == 1 and _python_int(node.args[0].value)
+    return False
 
 
 def _array_like(node: cst.BaseExpression, imports: ImportTable, values: FunctionValues) -> bool:
@@ -198,6 +254,10 @@ class _Equivalents(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if id(original) not in self.calls:
             return updated
+        arange = _arange_of_ints(original, self.imports)
+        if arange is not None:
+            numbers = [cst.Arg(arg.value) for arg in arange.args if arg.keyword is None]
+            return cst.Call(cst.Name("list"), [cst.Arg(cst.Call(cst.Name("range"), numbers))])
         module, name, _ = _EQUIVALENTS[self.imports.qualify(original.func)]
         func: cst.BaseExpression = cst.Name(name) if module is None else cst.Attribute(cst.Name(self.math_name), cst.Name(name))
         return updated.with_changes(func=func)

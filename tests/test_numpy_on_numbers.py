@@ -1,6 +1,6 @@
 """numpy-on-numbers, compiled: the goldens (BigBird's random-attention plan, Reformer's chunk
-length, a head flattening with `np.prod`) break or skip a frame before the rewrite and compile
-into one graph after it, with the same outputs."""
+length, a head flattening with `np.prod`, monai's axes through `torch.arange(...).tolist()`) break
+or skip a frame before the rewrite and compile into one graph after it, with the same outputs."""
 
 from __future__ import annotations
 
@@ -57,3 +57,16 @@ def test_the_lines_reading_the_result_are_the_breaks_it_resolves():
     (change,) = fix_text(source, "flatten.py", settings).applied
     assert change.rule == "numpy-on-numbers"
     assert change.resolved == ((9, 9),)
+
+
+def test_spatial_axes_listed_through_a_tensor_compile_whole_as_a_range():
+    # monai's losses: `torch.arange(2, len(input.shape)).tolist()` reads Python numbers back
+    # from a tensor (GB0033); `list(range(...))` is the same list, folded by Dynamo.
+    before_module, after_module = golden_modules(GOLDEN / "arange_of_ints_tolist.in.py")
+    x, y = torch.randn(2, 3, 4, 4), torch.randn(2, 3, 4, 4)
+    for batch in (False, True):
+        original = compile_stats(before_module.dice, x, y, batch)
+        fixed = compile_stats(after_module.dice, x, y, batch)
+        assert original.frames > 1 or original.skipped_frames
+        assert (fixed.graphs, fixed.skipped_frames, fixed.frames) == (1, 0, 1)
+        torch.testing.assert_close(fixed.result, before_module.dice(x, y, batch))
