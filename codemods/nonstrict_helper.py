@@ -495,7 +495,6 @@ def _root_name(node: cst.BaseExpression) -> str | None:
     return root.value if isinstance(root, cst.Name) else None
 
 
-
 # How a parameter says it may be None: `Optional[X]`, `Union[X, None]`.
 _OPTIONAL = frozenset({"typing.Optional", "Optional"})
 _UNION = frozenset({"typing.Union", "Union"})

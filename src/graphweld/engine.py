@@ -17,7 +17,6 @@ import functools
 import gc
 import multiprocessing
 import os
-import re
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
