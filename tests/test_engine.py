@@ -208,3 +208,13 @@ def test_garbage_collector_is_left_as_the_caller_had_it():
     broken = process_source("broken.py", b"import torch\n@torch.compile\ndef f(x:\n    print(x)\n", settings)
     assert broken.error and broken.parsed  # it got as far as the parser, which raised
     assert gc.isenabled()
+
+
+def test_precedence_puts_a_rule_that_keeps_values_traced_before_one_that_runs_code_eagerly():
+    # The review and the language server offer, at one place, the change `fix` applies first.
+    from graphweld.codemods import RULES
+    from graphweld.engine import precedence
+
+    assert precedence("nonstrict-helper") < precedence("eager-helper")
+    assert precedence("branch-to-where") < precedence("branch-to-cond")
+    assert precedence("no-such-rule") == len(RULES)
