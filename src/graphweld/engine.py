@@ -296,9 +296,9 @@ class _Splicer:
         start = end - len(split_lines(old))
         if start < 0 or "".join(self.lines[start:end]) != old:
             return None
-        if is_insertion(target, replacement) and replacement[0] is target:
-            return [TextEdit(end, end, self._code(replacement[1:], indents), definitions=True)]
         if is_insertion(target, replacement):
+            if replacement[0] is target:
+                return [TextEdit(end, end, self._code(replacement[1:], indents), definitions=True)]
             # Before the statement's own first line (its comments above stay above the insertion),
             # two blank lines apart from a definition.
             first = self.spans[id(target)].start_line - 1
@@ -528,10 +528,20 @@ def _location(spans: dict[int, Span], node: cst.CSTNode) -> Location:
     return Location(span.start_line, span.start_column + 1, span.end_line, span.end_column + 1)
 
 
+# Where each rule stands among the rules (registry order): of two changes to the same code, the
+# one of the earlier rule is applied.
+_PRECEDENCE = {rule.id: index for index, rule in enumerate(RULES)}
+
+
 def precedence(rule_id: str) -> int:
-    """Where a rule stands among the rules (registry order): of two changes to the same code, the
-    one of the earlier rule is applied."""
-    return next((index for index, rule in enumerate(RULES) if rule.id == rule_id), len(RULES))
+    """Where a rule stands among the rules (registry order; after them all, one not registered)."""
+    return _PRECEDENCE.get(rule_id, len(RULES))
+
+
+def offer_order(change: Change) -> tuple[int, int, int]:
+    """The order a person is offered changes in (the review, the language server's quick fixes):
+    by place, and at one place the change `fix` would apply first."""
+    return change.location.line, change.location.column, precedence(change.rule)
 
 
 def non_overlapping(changes: Iterable[Change]) -> list[Change]:

@@ -20,7 +20,7 @@ from pygls.uris import to_fs_path
 from graphweld import __version__
 from graphweld.codemods import RULES_BY_ID
 from graphweld.edits import TextEdit, minimal_edits, split_lines
-from graphweld.engine import Change, Location, Proposals, fix_text, precedence, propose
+from graphweld.engine import Change, Location, Proposals, fix_text, offer_order, propose
 from graphweld.rule import Safety
 from graphweld.settings import Settings, SettingsError, find_config_file, load_settings
 from graphweld.source import SourceError
@@ -102,9 +102,8 @@ class GraphweldServer(LanguageServer):
         only = params.context.only
         actions: list[types.CodeAction] = []
         if _wanted(only, types.CodeActionKind.QuickFix):
-            # At one place, the change `fix` would apply first comes first (rule precedence).
             touched = [change for change in analysis.proposals.changes if _touches(change.location, params.range)]
-            for change in sorted(touched, key=lambda c: (c.location.line, c.location.column, precedence(c.rule))):
+            for change in sorted(touched, key=offer_order):
                 actions.append(quick_fix(uri, analysis, change))
         if _wanted(only, FIX_ALL):
             fix_all = self.fix_all(uri, analysis)
