@@ -158,17 +158,17 @@ class RuleContext:
 
     def breaks_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw a graph break at the statement's first line."""
-        if not self.break_lines:
-            return False
-        span = node_spans(self.module, [statement], self.text).get(id(statement))
-        return span is not None and span.start_line in self.break_lines
+        return self._starts_on(statement, self.break_lines)
 
     def untraceable_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw Dynamo break at the statement's first line on a call it cannot trace."""
-        if not self.untraceable_lines:
+        return self._starts_on(statement, self.untraceable_lines)
+
+    def _starts_on(self, statement: cst.CSTNode, lines: frozenset[int]) -> bool:
+        if not lines:
             return False
         span = node_spans(self.module, [statement], self.text).get(id(statement))
-        return span is not None and span.start_line in self.untraceable_lines
+        return span is not None and span.start_line in lines
 
     def code(self, node: cst.CSTNode) -> str:
         """Source text of a node on one line, shortened for messages (without its comment)."""

@@ -291,6 +291,9 @@ class CompiledRegions:
         # compile call named by it); lines are found only when `root_reasons()` is asked.
         self._root_reasons: dict[str, tuple[str, cst.Call | None]] = {}
         self._module = module
+        # `references(name)`, walked once per name however many rules ask (eager-helper and
+        # nonstrict-helper ask of the same helpers).
+        self._references: dict[str, list[tuple[bool, cst.FunctionDef | None]]] = {}
         # The span of each function (by id), placed once however many kinds of lines are mapped.
         self._function_spans: dict | None = None
         if root_lines:
@@ -318,6 +321,8 @@ class CompiledRegions:
     def references(self, name: str) -> list[tuple[bool, cst.FunctionDef | None]]:
         """Every load of module-level `name` in the module outside its own definition: (is it the
         callee of a call, the innermost enclosing function)."""
+        if name in self._references:
+            return self._references[name]
         found: list[tuple[bool, cst.FunctionDef | None]] = []
         stack: list[tuple[cst.CSTNode, cst.FunctionDef | None]] = [(self._module, None)]
         while stack:
@@ -340,6 +345,7 @@ class CompiledRegions:
                 stack.append((current.value, function))
                 continue
             stack.extend((child, function) for child in children(current))
+        self._references[name] = found
         return found
 
     def only_compiled_calls(self, name: str) -> bool:
