@@ -132,9 +132,10 @@ class BranchToWhere(Rule):
             return
         values, torch_name = decision
         function = context.current_function
-        if node.orelse is None and _returns_only(node) is not None:
+        early = _returns_only(node) if node.orelse is None else None
+        if early is not None:
             try:
-                rewritten, reasons = _early_return(node, values, torch_name, context.module, function)
+                rewritten, reasons = _early_return(node, early, values, torch_name, context.module, function)
             except Refused:
                 return  # branch-to-cond says why not
             message = (
@@ -242,7 +243,12 @@ def _returned(statement: cst.BaseStatement) -> cst.BaseExpression | None:
 
 
 def _early_return(
-    node: cst.If, values: FunctionValues, torch_name: str, module: cst.Module, function: cst.FunctionDef
+    node: cst.If,
+    early: cst.BaseExpression,
+    values: FunctionValues,
+    torch_name: str,
+    module: cst.Module,
+    function: cst.FunctionDef,
 ) -> tuple[cst.FunctionDef, list[str]]:
     """`if cond: return a`, then assignments of pure values, then `return b` (torchdiffeq's step
     size: `if error_ratio == 0: return last_step * ifactor`): the assignments, then
@@ -256,10 +262,9 @@ def _early_return(
         raise Refused("the early return is not in the function's own body")
     if any(isinstance(n, (cst.Yield, cst.Await)) for n in iter_nodes(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))):
         raise Refused("the function is a generator or a coroutine")
-    early = _returns_only(node)
     rest = body[index + 1 :]
     final = _returned(rest[-1]) if rest else None
-    if early is None or final is None:
+    if final is None:
         raise Refused("the function does not end in a `return` of a value after the `if`")
     reason = values.impurity(node.test)
     if reason:

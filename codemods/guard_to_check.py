@@ -185,8 +185,8 @@ class GuardToCheck(Rule):
         # `A or B`, `not A` on tensors: Python's `or` and `not` ask for the value (and break), so
         # they become `torch.logical_or` / `logical_not` of the tensors.
         logical = [_logical(operand, values, context.module, torch_name, seen_by_run) for operand in operands]
-        operands = [found if found is not None else operand for operand, found in zip(operands, logical)]
-        made |= {id(found) for found in logical if found is not None}
+        operands = [rewritten if rewritten is not None else operand for operand, rewritten in zip(operands, logical)]
+        made |= {id(rewritten) for rewritten in logical if rewritten is not None}
         if not (seen_by_run or all(is_tensor(operand) for operand in operands)):
             return
         if any(isinstance(operand, _MAYBE_PYTHON) and not is_tensor(operand) for operand in operands):
