@@ -192,3 +192,47 @@ def test_with_a_command_each_change_shows_its_verification(tmp_path: Path):
     output = finish(child)
     assert "1 change(s) applied" in output
     assert "if not torch.compiler.is_compiling():" in (tmp_path / "model.py").read_text()
+
+
+STEP_SIZE = '''import torch
+
+
+def step_size(last_step, error_ratio, ifactor, dfactor):
+    if error_ratio < 1:
+        dfactor = torch.ones_like(dfactor)
+    return last_step * torch.min(ifactor, dfactor)
+'''
+
+STEP_ENTRY = '''import torch
+
+from solver import step_size
+
+
+class Model(torch.nn.Module):
+    def forward(self, x, ratio):
+        return step_size(x, ratio, torch.tensor(2.0), torch.tensor(0.2))
+
+
+def my_model_function():
+    return Model()
+
+
+def GetInput():
+    return torch.tensor(0.1), torch.tensor(0.5)
+'''
+
+
+@pytest.mark.slow
+def test_of_changes_to_the_same_code_the_one_fix_applies_is_offered_first(tmp_path: Path):
+    # nonstrict-helper (anchored at the `def`) and branch-to-where (at the `if`) both rewrite
+    # `step_size`; fix keeps branch-to-where, earlier in precedence, and so must the review.
+    (tmp_path / "solver.py").write_text(STEP_SIZE)
+    (tmp_path / "step_entry.py").write_text(STEP_ENTRY)
+    child = spawn(tmp_path, "--unsafe-fixes", "--entry", "step_entry.py", "--compile-options", "backend=eager", "solver.py")
+    child.timeout = 180
+    child.expect(PROMPT)
+    shown = " ".join(child.before.split())
+    assert "branch-to-where" in shown and "torch.where(error_ratio < 1" in shown
+    assert "nonstrict_trace" not in shown
+    child.sendline("q")
+    finish(child)
