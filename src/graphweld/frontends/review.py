@@ -22,7 +22,7 @@ from graphweld.codemods import RULES_BY_ID
 from graphweld.discover import discover
 from graphweld.edits import apply_edits, split_lines
 from graphweld.analysis.project import ProjectIndex
-from graphweld.engine import Change, Proposals, compiles, in_cell, non_overlapping, offer_order, propose
+from graphweld.engine import Change, Proposals, compiles, in_cell, offer_order, propose
 from graphweld.runs.entry import FileSites
 from graphweld.notebook import Notebook, is_notebook, read_notebook
 from graphweld.frontends.report import file_diff, place
@@ -141,9 +141,8 @@ class Review:
             if not regions_said:
                 self._say_regions(path, proposals)
                 regions_said = True
-            # Of changes to the same code, the one `fix` would apply (rule precedence, as
-            # non_overlapping chooses); declined, the next one is offered.
-            change = min(non_overlapping(offered), key=offer_order)
+            # At one place, the change `fix` would apply first; declined, the next.
+            change = min(offered, key=offer_order)
             answer = Answer.YES if apply_all else self._decide(path, text, change, notebook)
             if answer in (Answer.YES, Answer.ALL):
                 text = apply_edits(text, list(change.edits))
