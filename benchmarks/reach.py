@@ -22,10 +22,14 @@ transformers, never the test suite's pin):
 Beside the transformers classes, `--programs` measures programs built from the other pure-Python
 libraries people compile (`reach_programs.py`: kornia, torchmetrics, torch-geometric, diffusers,
 x-transformers, torchdiffeq, gpytorch, monai, pyro, einops, botorch, torchsde, e3nn, normflows,
-einx, zuko, nflows, vector-quantize-pytorch, rotary-embedding-torch, geomloss; installed in the
-same environment with `pip install kornia torchmetrics torch_geometric diffusers x-transformers
-torchdiffeq gpytorch monai pyro-ppl einops botorch torchsde e3nn normflows einx zuko nflows
-matplotlib vector-quantize-pytorch rotary-embedding-torch geomloss`); their fix rewrites a copy of
+einx, zuko, nflows, vector-quantize-pytorch, rotary-embedding-torch, geomloss, torchode, entmax,
+roma, pypose, geoopt, ptwt, julius, auraloss, ncps, torchquad, pytorch-metric-learning, mambapy,
+torchkbnufft, pytorch-tabnet, asteroid-filterbanks, nnAudio, pytorch-msssim; installed in the
+same environment with `pip install -c <(echo torch==2.13.0) kornia torchmetrics torch_geometric
+diffusers x-transformers torchdiffeq gpytorch monai pyro-ppl einops botorch torchsde e3nn normflows
+einx zuko nflows matplotlib vector-quantize-pytorch rotary-embedding-torch geomloss torchode entmax
+roma pypose geoopt ptwt julius auraloss ncps torchquad pytorch-metric-learning mambapy torchkbnufft
+pytorch-tabnet pandas asteroid-filterbanks nnAudio pytorch-msssim`); their fix rewrites a copy of
 the library's packages, and the report gives their numbers apart.
 
 The census is split in two halves, fixed by a hash of each class's model family or program's library (`half()`):

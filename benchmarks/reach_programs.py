@@ -1,5 +1,6 @@
 """Programs built from the other pure-Python libraries people compile (kornia, torchmetrics,
-torch-geometric, diffusers, x-transformers, torchdiffeq, gpytorch, monai, pyro, einops, botorch), for `reach.py`: each is what a
+torch-geometric, diffusers, x-transformers, torchdiffeq, gpytorch, monai, pyro, einops, botorch, and
+the fifth and sixth passes' libraries below), for `reach.py`: each is what a
 user of the library writes and hands to `torch.compile`, a module or a function, with inputs of
 batch 2 from the library's own defaults where it has them, small widths (CPU, 2 cores), no
 weights from a hub (every model from its constructor or config).
@@ -825,6 +826,386 @@ def geomloss_sinkhorn():  # type: ignore[no-untyped-def]
 def _geomloss_sinkhorn_inputs():  # type: ignore[no-untyped-def]
     torch.manual_seed(0)
     return torch.rand(2, 10, 3), torch.rand(2, 12, 3)
+
+
+# -- The sixth pass's libraries, chosen before any was measured, by the fifth pass's rule: pure-Python
+# PyTorch libraries whose documented use builds a module, a loss or a function that people compile,
+# that install on CPU beside torch 2.13 and build without weights or data, and that do not run a
+# library already in the census (torchcde, whose solvers are torchdiffeq's and torchsde's, is left
+# out for that). One program each, in the form their documentation shows; the hash gives the half.
+
+
+# -- torchode: a batched ODE solve, the solver compiled as its documentation shows -----------------
+
+
+@program("torchode:dopri5_solve", "torchode")
+def torchode_dopri5():  # type: ignore[no-untyped-def]
+    import torchode
+
+    class VectorField(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = torch.nn.Sequential(torch.nn.Linear(3, 16), torch.nn.Tanh(), torch.nn.Linear(16, 3))
+
+        def forward(self, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return self.net(y)
+
+    class Solve(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.field = VectorField()
+            term = torchode.ODETerm(self.field)
+            step_method = torchode.Dopri5(term=term)
+            controller = torchode.IntegralController(atol=1e-6, rtol=1e-3, term=term)
+            self.solver = torchode.AutoDiffAdjoint(step_method, controller)
+
+        def forward(self, y0: torch.Tensor, t_eval: torch.Tensor) -> torch.Tensor:
+            return self.solver.solve(torchode.InitialValueProblem(y0=y0, t_eval=t_eval)).ys
+
+    torch.manual_seed(0)
+    return Solve()
+
+
+def _torchode_dopri5_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 3), torch.linspace(0.0, 1.0, 5).repeat(2, 1)
+
+
+# -- entmax: sparse attention weights (entmax 1.5) ------------------------------------------------------
+
+
+@program("entmax:entmax15_attention", "entmax")
+def entmax_attention():  # type: ignore[no-untyped-def]
+    from entmax import entmax15
+
+    class Attention(torch.nn.Module):
+        def __init__(self, dim: int = 16) -> None:
+            super().__init__()
+            self.qkv = torch.nn.Linear(dim, 3 * dim)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            q, k, v = self.qkv(x).chunk(3, dim=-1)
+            weights = entmax15(q @ k.transpose(-1, -2) / 4.0, dim=-1)
+            return weights @ v
+
+    torch.manual_seed(0)
+    return Attention()
+
+
+def _entmax_attention_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 6, 16),)
+
+
+# -- roma: a rotation head (9 numbers -> the nearest rotation -> a unit quaternion) ---------------------
+
+
+@program("roma:procrustes_head", "roma")
+def roma_procrustes_head():  # type: ignore[no-untyped-def]
+    import roma
+
+    class RotationHead(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = torch.nn.Linear(8, 9)
+
+        def forward(self, features: torch.Tensor) -> torch.Tensor:
+            rotation = roma.special_procrustes(self.linear(features).unflatten(-1, (3, 3)))
+            return roma.rotmat_to_unitquat(rotation)
+
+    torch.manual_seed(0)
+    return RotationHead()
+
+
+def _roma_procrustes_head_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 8),)
+
+
+# -- pypose: a pose as a Lie algebra vector, exponentiated and applied to points -----------------------
+
+
+@program("pypose:se3_transform", "pypose")
+def pypose_se3_transform():  # type: ignore[no-untyped-def]
+    import pypose
+
+    class Transform(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.pose = torch.nn.Linear(8, 6)
+
+        def forward(self, features: torch.Tensor, points: torch.Tensor) -> torch.Tensor:
+            transform = pypose.se3(self.pose(features)).Exp()
+            return transform.unsqueeze(-2).Act(points)
+
+    torch.manual_seed(0)
+    return Transform()
+
+
+def _pypose_se3_transform_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 8), torch.randn(2, 5, 3)
+
+
+# -- geoopt: hyperbolic embeddings on a Poincare ball, distances to learned points ----------------------
+
+
+@program("geoopt:poincare_distance", "geoopt")
+def geoopt_poincare_distance():  # type: ignore[no-untyped-def]
+    import geoopt
+
+    class Distances(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ball = geoopt.PoincareBall()
+            self.encoder = torch.nn.Linear(8, 4)
+            self.prototypes = geoopt.ManifoldParameter(self.ball.expmap0(torch.randn(3, 4) * 0.1), manifold=self.ball)
+
+        def forward(self, features: torch.Tensor) -> torch.Tensor:
+            points = self.ball.expmap0(self.encoder(features))
+            return self.ball.dist(points[:, None, :], self.prototypes[None, :, :])
+
+    torch.manual_seed(0)
+    return Distances()
+
+
+def _geoopt_poincare_distance_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 8),)
+
+
+# -- ptwt: wavelet denoising (decompose, soft-threshold the details, reconstruct) ------------------------
+
+
+@program("ptwt:wavelet_denoise", "ptwt")
+def ptwt_wavelet_denoise():  # type: ignore[no-untyped-def]
+    import ptwt
+
+    class Denoise(torch.nn.Module):
+        def forward(self, signal: torch.Tensor) -> torch.Tensor:
+            approximation, *details = ptwt.wavedec(signal, "haar", mode="zero", level=2)
+            details = [torch.nn.functional.softshrink(d, 0.1) for d in details]
+            return ptwt.waverec([approximation, *details], "haar")
+
+    return Denoise()
+
+
+def _ptwt_wavelet_denoise_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 64),)
+
+
+# -- julius: resampling audio by a fraction, as a module -----------------------------------------------
+
+
+@program("julius:resample_frac", "julius")
+def julius_resample_frac():  # type: ignore[no-untyped-def]
+    import julius
+
+    return julius.ResampleFrac(4, 5)
+
+
+def _julius_resample_frac_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 1, 256),)
+
+
+# -- auraloss: a multi-resolution STFT loss, as an audio model's training loss -------------------------
+
+
+@program("auraloss:multi_resolution_stft", "auraloss")
+def auraloss_multi_resolution_stft():  # type: ignore[no-untyped-def]
+    import auraloss
+
+    return auraloss.freq.MultiResolutionSTFTLoss(fft_sizes=[64, 128], hop_sizes=[16, 32], win_lengths=[64, 128])
+
+
+def _auraloss_multi_resolution_stft_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 1, 512), torch.randn(2, 1, 512)
+
+
+# -- ncps: a closed-form continuous-time (CfC) network wired as a neural circuit policy ---------------
+
+
+@program("ncps:cfc_policy", "ncps")
+def ncps_cfc_policy():  # type: ignore[no-untyped-def]
+    from ncps.torch import CfC
+    from ncps.wirings import AutoNCP
+
+    torch.manual_seed(0)
+
+    class Policy(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.cfc = CfC(6, AutoNCP(12, 2), batch_first=True)
+
+        def forward(self, sequence: torch.Tensor) -> torch.Tensor:
+            return self.cfc(sequence)[0]
+
+    return Policy()
+
+
+def _ncps_cfc_policy_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 7, 6),)
+
+
+# -- torchquad: a definite integral of a parametrised integrand (Simpson's rule) -----------------------
+
+
+@program("torchquad:simpson", "torchquad")
+def torchquad_simpson():  # type: ignore[no-untyped-def]
+    import torchquad
+
+    class Integral(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.integrator = torchquad.Simpson()
+
+        def forward(self, frequencies: torch.Tensor) -> torch.Tensor:
+            def integrand(points: torch.Tensor) -> torch.Tensor:
+                return torch.sin(points @ frequencies)
+
+            domain = torch.tensor([[0.0, 1.0], [0.0, 1.0]])
+            return self.integrator.integrate(integrand, dim=2, N=101, integration_domain=domain, backend="torch")
+
+    return Integral()
+
+
+def _torchquad_simpson_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2),)
+
+
+# -- pytorch-metric-learning: a triplet loss on the pairs a miner picks ----------------------------------
+
+
+@program("pytorch_metric_learning:mined_triplet_loss", "pytorch_metric_learning")
+def metric_learning_triplet():  # type: ignore[no-untyped-def]
+    from pytorch_metric_learning import losses, miners
+
+    class MinedTripletLoss(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.miner = miners.MultiSimilarityMiner(epsilon=0.1)
+            self.loss = losses.TripletMarginLoss(margin=0.1)
+
+        def forward(self, embeddings: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+            return self.loss(embeddings, labels, self.miner(embeddings, labels))
+
+    return MinedTripletLoss()
+
+
+def _metric_learning_triplet_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(8, 16), torch.tensor([0, 0, 1, 1, 2, 2, 3, 3])
+
+
+# -- mambapy: a Mamba stack in pure PyTorch (selective scan) --------------------------------------------
+
+
+@program("mambapy:mamba", "mambapy")
+def mambapy_mamba():  # type: ignore[no-untyped-def]
+    from mambapy.mamba import Mamba, MambaConfig
+
+    torch.manual_seed(0)
+    return Mamba(MambaConfig(d_model=16, n_layers=2, d_state=4))
+
+
+def _mambapy_mamba_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 8, 16),)
+
+
+# -- torchkbnufft: a non-uniform FFT of an image at k-space points (MRI) ------------------------------
+
+
+@program("torchkbnufft:kbnufft", "torchkbnufft")
+def torchkbnufft_kbnufft():  # type: ignore[no-untyped-def]
+    import torchkbnufft
+
+    return torchkbnufft.KbNufft(im_size=(8, 8))
+
+
+def _torchkbnufft_kbnufft_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    image = torch.randn(2, 1, 8, 8, dtype=torch.complex64)
+    return image, (torch.rand(2, 2, 20) * 2 - 1) * torch.pi
+
+
+# -- pytorch-tabnet: TabNet's network (sequential attention with sparsemax masks) ----------------------
+
+
+@program("pytorch_tabnet:tabnet", "pytorch_tabnet")
+def tabnet():  # type: ignore[no-untyped-def]
+    from pytorch_tabnet.tab_network import TabNet
+    from pytorch_tabnet.utils import create_group_matrix
+
+    torch.manual_seed(0)
+    groups = create_group_matrix([], 8)  # every feature its own group, as TabModel builds it
+    return TabNet(input_dim=8, output_dim=2, n_d=8, n_a=8, n_steps=3, virtual_batch_size=4, group_attention_matrix=groups)
+
+
+def _tabnet_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(8, 8),)
+
+
+# -- asteroid-filterbanks: an STFT encoder, a mask, the matching decoder (source separation) -----------
+
+
+@program("asteroid_filterbanks:stft_mask", "asteroid_filterbanks")
+def asteroid_stft_mask():  # type: ignore[no-untyped-def]
+    from asteroid_filterbanks import make_enc_dec
+
+    class MaskSeparation(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder, self.decoder = make_enc_dec("stft", n_filters=64, kernel_size=64, stride=16)
+            self.mask = torch.nn.Conv1d(self.encoder.n_feats_out, self.encoder.n_feats_out, 1)
+
+        def forward(self, waveform: torch.Tensor) -> torch.Tensor:
+            spectrum = self.encoder(waveform)
+            return self.decoder(spectrum * torch.sigmoid(self.mask(spectrum)))
+
+    torch.manual_seed(0)
+    return MaskSeparation()
+
+
+def _asteroid_stft_mask_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 1, 512),)
+
+
+# -- nnAudio: a mel spectrogram computed on the fly in a model's front end ------------------------------
+
+
+@program("nnAudio:mel_spectrogram", "nnAudio")
+def nnaudio_mel_spectrogram():  # type: ignore[no-untyped-def]
+    from nnAudio.features import MelSpectrogram
+
+    return MelSpectrogram(sr=8000, n_fft=256, n_mels=32, hop_length=64, verbose=False)
+
+
+def _nnaudio_mel_spectrogram_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return (torch.randn(2, 1024),)
+
+
+# -- pytorch-msssim: SSIM as an image loss module ---------------------------------------------------------
+
+
+@program("pytorch_msssim:ssim", "pytorch_msssim")
+def pytorch_msssim_ssim():  # type: ignore[no-untyped-def]
+    from pytorch_msssim import SSIM
+
+    return SSIM(data_range=1.0, channel=3)
+
+
+def _pytorch_msssim_ssim_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(2, 3, 32, 32), torch.rand(2, 3, 32, 32)
 
 
 # -- the entry and the command line ---------------------------------------------------------------
