@@ -145,3 +145,25 @@ def test_a_rewrite_of_code_never_reached_is_not_written_without_the_option(tmp_p
     assert exercised_of(data, "isolate-io", 17) == "ran 3 times"
     opted = fix_entry(tmp_path, ONE_SIDE, "--unexercised-fixes")
     assert (19, "isolate-io") not in {(t["line"], t["rule"]) for t in opted["tried"] if not t["kept"]}
+
+
+def test_a_decorated_helper_with_a_docstring_is_exercised_when_called(tmp_path: Path):
+    # A change at a `def` (nonstrict-helper's decorator) is judged by the body's first line; a
+    # docstring is not executed, so no run ever counts its line (ptwt's `_as_wavelet` was
+    # dropped as "never reached" though every call ran it).
+    from graphweld.runs.runner import LineCoverage
+
+    helper = tmp_path / "helper.py"
+    helper.write_text('def as_name(value):\n    """The name of value."""\n    if isinstance(value, str):\n        return value\n    return str(value)\n')
+    namespace: dict = {}
+    exec(compile(helper.read_text(), str(helper), "exec"), namespace)
+    coverage = LineCoverage([os.path.realpath(helper)])
+    with coverage.recording():
+        namespace["as_name"]("haar")
+        namespace["as_name"](3)
+    hits = coverage.hits[os.path.realpath(helper)]
+    assert 2 not in hits
+    verdict = exercised(1, helper.read_text(), hits)
+    assert verdict.ran and verdict.said == "verified on both sides (true once, false once)"
+    only_docstring = 'def f():\n    """Nothing."""\n'
+    assert not exercised(1, only_docstring, {}).ran

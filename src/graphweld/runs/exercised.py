@@ -38,6 +38,14 @@ def _statements_by_line(text: str) -> dict[int, ast.stmt]:
     return found
 
 
+def _first_executed(body: list[ast.stmt]) -> ast.stmt | None:
+    """The first statement of a body that a run reports a line for: a docstring is no statement
+    the interpreter executes, so a function's call is seen at the statement after it."""
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return body[0] if body else None
+
+
 def _times(count: int) -> str:
     return "once" if count == 1 else f"{count} times"
 
@@ -48,10 +56,10 @@ def exercised(line: int, text: str, hits: dict[int, int], traced: frozenset[int]
     break or a frame on a break's stack; code that runs only while compiling (`if
     is_tracing():`) is never run by the eager reference, and Dynamo's log shows it ran there."""
     statement = _statements_by_line(text).get(line)
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.body:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and _first_executed(statement.body):
         # A change at a definition (a decorator): its `def` line runs once, at import; its body
         # runs on each call.
-        line = statement.body[0].lineno
+        line = _first_executed(statement.body).lineno  # type: ignore[union-attr]
         statement = _statements_by_line(text).get(line)
     ran = hits.get(line, 0)
     if ran == 0:
