@@ -192,3 +192,36 @@ def test_with_a_command_each_change_shows_its_verification(tmp_path: Path):
     output = finish(child)
     assert "1 change(s) applied" in output
     assert "if not torch.compiler.is_compiling():" in (tmp_path / "model.py").read_text()
+
+
+def test_the_runs_evidence_follows_the_changes_accepted_before(tmp_path: Path):
+    # Both helpers break where Dynamo cannot trace a call (the run's evidence, which eager-helper
+    # needs); accepting the first moves the second down a line, and the review still offers it.
+    import io
+
+    from rich.console import Console
+
+    from graphweld.frontends.review import Review
+    from graphweld.runs.entry import FileSites
+
+    case = Path(__file__).parent / "golden" / "eager-helper" / "untraceable_generator"
+    path = tmp_path / "increments.py"
+    path.write_text(case.with_suffix(".in.py").read_text())
+    lines = frozenset((8, 13))
+    sites = {os.path.realpath(path): FileSites(lines=lines, called_lines=lines, untraceable_lines=lines)}
+    answers = iter(["y", "y", "y"])
+    shown = io.StringIO()
+    settings = Settings(select=frozenset({"eager-helper"}))
+    review = Review(settings, Console(file=shown, width=120), ask=lambda prompt: next(answers), sites=sites)
+    summary = review.run([str(path)])
+    assert summary.accepted == 2, shown.getvalue()
+    assert path.read_text() == case.with_suffix(".out.py").read_text()
+
+
+def test_evidence_on_a_line_a_change_rewrote_is_dropped():
+    from graphweld.runs.entry import FileSites
+
+    seen = "a = 1\nb = f(a)\nc = 2\n"
+    now = "import x\na = 1\nb = g(a)\nc = 2\n"
+    moved = FileSites(lines=frozenset((1, 2, 3)), untraceable_lines=frozenset((2,))).moved(seen, now)
+    assert moved.lines == frozenset((2, 4)) and moved.untraceable_lines == frozenset()

@@ -109,28 +109,29 @@ class Review:
         apply_all = False
         site_functions: frozenset[str] = frozenset()
         called_functions: frozenset[str] = frozenset()
-        first_round = True
+        seen_in = text
         compiled_elsewhere = self.index.names_for(path) if self.index is not None else frozenset()
         regions_said = False
         while True:
+            # The run saw the file as it was: its lines follow the changes accepted since.
+            evidence = sites.moved(seen_in, text)
             try:
                 proposals = propose(
                     text,
                     path,
                     self.settings,
-                    site_lines=sites.lines if first_round else frozenset(),
+                    site_lines=evidence.lines,
                     site_functions=site_functions,
-                    called_lines=sites.called_lines if first_round else frozenset(),
-                    data_dependent_lines=sites.data_dependent_lines if first_round else frozenset(),
-                    stack_lines=sites.stack_lines if first_round else frozenset(),
-                    untraceable_lines=sites.untraceable_lines if first_round else frozenset(),
+                    called_lines=evidence.called_lines,
+                    data_dependent_lines=evidence.data_dependent_lines,
+                    stack_lines=evidence.stack_lines,
+                    untraceable_lines=evidence.untraceable_lines,
                     called_functions=called_functions,
                     compiled_elsewhere=compiled_elsewhere,
                 )
             except SourceError as exc:
                 self._error(path, str(exc))
                 return
-            first_round = False
             site_functions, called_functions = proposals.site_functions, proposals.called_functions
             offered = [c for c in proposals.changes if _key(c, text) not in declined]
             unsafe = [c for c in offered if c.safety is Safety.UNSAFE and not self.settings.unsafe_fixes]

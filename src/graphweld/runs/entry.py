@@ -133,6 +133,22 @@ class FileSites:
             frozenset(site.line for site in sites if site.gb in UNTRACEABLE_CALLS),
         )
 
+    def moved(self, seen_in: str, text: str) -> "FileSites":
+        """The same evidence in `text`, a later version of `seen_in` (the file the run saw): each
+        line that both versions hold unchanged at its new place; a line a change rewrote is
+        dropped, as the run did not see the code that replaced it."""
+        if seen_in == text:
+            return self
+        from graphweld.edits import LineMap, split_lines
+
+        old_lines, new_lines, lines = split_lines(seen_in), split_lines(text), LineMap.between(seen_in, text)
+
+        def kept(found: frozenset[int]) -> frozenset[int]:
+            moved = ((line, lines.to_new(line)) for line in found if 0 < line <= len(old_lines))
+            return frozenset(new for old, new in moved if new <= len(new_lines) and old_lines[old - 1] == new_lines[new - 1])
+
+        return FileSites(*(kept(getattr(self, f.name)) for f in dataclasses.fields(self)))
+
 
 def stack_lines_by_file(sites: Iterable[BreakSite], wanted: Callable[[str], bool]) -> dict[str, set[int]]:
     """The lines of `wanted` files on the stacks of `sites` (each as placed), outside each site's
