@@ -103,7 +103,11 @@ class NonstrictHelper(Rule):
     defaulting to `None`, or annotated `Optional[...]` / `X | None`: torchmetrics'
     `thresholds: Optional[Tensor]`) is reported too: `nonstrict_trace` takes tensors, numbers,
     strings and containers of them, and Dynamo breaks at every call that passes `None` ("Invalid
-    input type for nonstrict_trace-ed function", GB0236, measured on torch 2.13 and 2.14).
+    input type for nonstrict_trace-ed function", GB0236, measured on torch 2.13 and 2.14). So is
+    a helper that makes a Python truth value of tensor comparisons (`all(x < y for x, y in
+    zip(ts[:-1], ts[1:]))`, torchsde's check that times increase; `bool(a == b)`): non-strict
+    tracing runs it on tensors that have no values, and Dynamo breaks at every call ("Unsupported
+    output type for nonstrict_trace-ed function", GB0251).
     """
 
     id = "nonstrict-helper"
@@ -391,6 +395,11 @@ class NonstrictHelper(Rule):
             root = _root_name(call.func.value)
             if method in CONTAINER_MUTATORS and root is not None and root not in local:
                 return f"it is not pure: it mutates `{root}` in place (`{context.code(call)}`), which it did not create"
+        if _truth_of_comparisons(call, local):
+            return (
+                f"it makes a Python truth value of tensor comparisons (`{context.code(call)}`): non-strict tracing "
+                "runs it on tensors without values and cannot return that (GB0251)"
+            )
         if isinstance(call.func, cst.Name):
             callee = context.regions.module_function(call.func.value)
             if callee is not None and call.func.value not in local:
@@ -449,6 +458,21 @@ class _WrapCalls(cst.CSTTransformer):
             wrapper = cst.Call(func=cst.parse_expression(self.api), args=[cst.Arg(cst.Name(self.name))])
             return updated_node.with_changes(func=wrapper)
         return updated_node
+
+
+def _truth_of_comparisons(call: cst.Call, local: set[str]) -> bool:
+    """`all(x < y for ...)`, `any(...)` or `bool(...)` of comparisons: Python asks each compared
+    value for its truth, a read of tensor values (torchsde's `is_strictly_increasing`)."""
+    if not isinstance(call.func, cst.Name) or call.func.value not in ("all", "any", "bool") or call.func.value in local:
+        return False
+    if len(call.args) != 1:
+        return False
+    argument = call.args[0].value
+    if isinstance(argument, (cst.GeneratorExp, cst.ListComp)):
+        argument = argument.elt
+    return isinstance(argument, cst.Comparison) and not all(
+        isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in argument.comparisons
+    )
 
 
 def _is_module_level(info: FunctionInfo) -> bool:
