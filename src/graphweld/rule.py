@@ -17,6 +17,7 @@ from typing import Callable, ClassVar, Sequence
 import libcst as cst
 
 from graphweld import cst_fast
+from graphweld.analysis.blocks import torch_import_edit
 from graphweld.analysis.breakers import BreakerCatalog
 from graphweld.positions import node_spans
 from graphweld.analysis.regions import CompiledRegions
@@ -231,6 +232,19 @@ class Rule:
         form: str = "",
         ends_region: bool = False,
     ) -> None:
+        extra = list(extra)
+        written = [*replacement, *(s for _, r in extra for s in r)]
+        function = self.context.current_function
+        local_torch = function is not None and target is not function and _imports_torch_in(function)
+        if _names_torch(written) and not local_torch and not _binds_torch(self.context.module.body) and not _binds_torch(written):
+            # A rewrite that writes `torch.…` in a module that imports torch only inside a
+            # function, or not at all (torchquad, written for several backends), would raise
+            # NameError where it runs: the module imports torch first.
+            edit = torch_import_edit(self.context.module, avoid=target)
+            if edit is None:
+                self.report(anchor, f"{message}; not rewritten: the module does not import torch, and there is no place to add it")
+                return
+            extra.append(edit)
         self.findings.append(
             Finding(
                 self.id,
@@ -252,3 +266,45 @@ class Rule:
 
     def report(self, anchor: cst.CSTNode, message: str) -> None:
         self.findings.append(Finding(self.id, anchor, message))
+
+
+def _names_torch(statements: Sequence[cst.CSTNode]) -> bool:
+    """Whether the statements read the name `torch` (`torch.compiler.is_compiling()`)."""
+    from graphweld.walk import iter_nodes
+
+    for statement in statements:
+        nodes = list(iter_nodes(statement))
+        attributes = {id(node.attr) for node in nodes if isinstance(node, cst.Attribute)}
+        if any(isinstance(node, cst.Name) and node.value == "torch" and id(node) not in attributes for node in nodes):
+            return True
+    return False
+
+
+def _imports_torch_in(function: cst.FunctionDef) -> bool:
+    """Whether the function imports torch in its own body (`import torch` where it starts)."""
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    return _binds_torch([s for s in body if isinstance(s, cst.SimpleStatementLine)])
+
+
+def _binds_torch(statements: Sequence[cst.CSTNode]) -> bool:
+    """Whether the statements bind `torch` outside functions and classes: `import torch` (or
+    `import torch.nn`), also inside a top-level `try`, `if` or `with`."""
+
+    def binds(statement: cst.CSTNode) -> bool:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(statement, cst.Import):
+            for alias in statement.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                while isinstance(bound, cst.Attribute) and alias.asname is None:
+                    bound = bound.value
+                if isinstance(bound, cst.Name) and bound.value == "torch":
+                    return True
+            return False
+        if isinstance(statement, cst.ImportFrom):
+            names = statement.names if isinstance(statement.names, Sequence) else ()
+            return any(isinstance((a.asname.name if a.asname is not None else a.name), cst.Name)
+                       and (a.asname.name if a.asname is not None else a.name).value == "torch" for a in names)  # type: ignore[union-attr]
+        return any(binds(child) for child in statement.children)
+
+    return any(binds(statement) for statement in statements)
