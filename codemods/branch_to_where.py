@@ -7,7 +7,7 @@ import libcst as cst
 from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
-from graphweld.analysis.scopes import fresh_name, loaded_names, mentioned_names, target_names
+from graphweld.analysis.scopes import bound_names, fresh_name, loaded_names, mentioned_names, target_names
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.walk import iter_nodes
 
@@ -197,17 +197,16 @@ def _rewrite(
         temporaries = {id(statement) for statement in _temporaries(taken_tail, node, function, values, module)}
         if temporaries:
             reasons.append("the branch's temporaries are now computed on every input")
+        # `x = torch.where(c, f, x)` reads `x`: bound before the `if`, or by a temporary above.
+        available = _bound_before(node, function) | values.parameters
         for statement in taken_tail:
             target, value = _single_assignment(statement, module)
             _require_pure(value, values)
             if id(statement) in temporaries:
                 merged.append(statement)  # computed first, as it was, and read by the selections below
+                available |= set(target_names(target))
                 continue
-            if (
-                not isinstance(target, cst.Name)
-                or len(values.bindings.get(target.value, [])) < 2
-                and target.value not in values.parameters
-            ):
+            if not isinstance(target, cst.Name) or target.value not in available:
                 raise Refused("without `else`, the branch must rebind names already bound")
             merged.append(_assignment(statement, torch_name, condition, source(value, module), target.value, module))
         if len(temporaries) == len(taken_tail):
@@ -224,6 +223,24 @@ def _rewrite(
         merged.append(_merge(first, second, values, torch_name, condition, module))
     _check_condition_unchanged(node.test, caches, merged, module)
     return [*caches, *merged], reasons
+
+
+def _bound_before(node: cst.If, function: cst.FunctionDef) -> set[str]:
+    """The names the function binds before `node` starts: by the statements above it (also
+    inside earlier blocks), and the targets of the loops and `with`s around it. (omnigen's
+    `if pad_l > 0: pad_mask = ...` binds `pad_mask` for the first time: no value to keep.)"""
+    found: set[str] = set()
+    nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    for current in iter_nodes(function.body, prune=lambda n: isinstance(n, nested)):
+        if current is node:
+            break
+        if isinstance(current, cst.SimpleStatementLine):
+            found |= bound_names([current])
+        elif isinstance(current, cst.For):
+            found |= set(target_names(current.target))
+        elif isinstance(current, cst.WithItem) and current.asname is not None:
+            found |= set(target_names(current.asname.name))
+    return found
 
 
 def _returns_only(node: cst.If) -> cst.BaseExpression | None:

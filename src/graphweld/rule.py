@@ -281,9 +281,12 @@ def _names_torch(statements: Sequence[cst.CSTNode]) -> bool:
 
 
 def _imports_torch_in(function: cst.FunctionDef) -> bool:
-    """Whether the function imports torch in its own body (`import torch` where it starts)."""
+    """Whether `torch` is a local name of the function (it imports torch itself, anywhere in its
+    body): a module-level import would not reach its code."""
+    from graphweld.analysis.scopes import bound_names
+
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-    return _binds_torch([s for s in body if isinstance(s, cst.SimpleStatementLine)])
+    return "torch" in bound_names(body)
 
 
 def _binds_torch(statements: Sequence[cst.CSTNode]) -> bool:
