@@ -236,6 +236,12 @@ class Rule:
         written = [*replacement, *(s for _, r in extra for s in r)]
         function = self.context.current_function
         local_torch = function is not None and target is not function and _imports_torch_in(function)
+        if local_torch and _names_torch(written) and not _imported_before(function, target):  # type: ignore[arg-type]
+            # `torch` is a local of the function (it imports torch itself), bound only later or on
+            # some paths (torchquad's `if backend == "torch": import torch`): reading it here
+            # would raise UnboundLocalError, and no module-level import reaches a local.
+            self.report(anchor, f"{message}; not rewritten: the function imports torch itself, after this point or only on some paths")
+            return
         if _names_torch(written) and not local_torch and not _binds_torch(self.context.module.body) and not _binds_torch(written):
             # A rewrite that writes `torch.…` in a module that imports torch only inside a
             # function, or not at all (torchquad, written for several backends), would raise
@@ -287,6 +293,20 @@ def _imports_torch_in(function: cst.FunctionDef) -> bool:
 
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
     return "torch" in bound_names(body)
+
+
+def _imported_before(function: cst.FunctionDef, target: cst.CSTNode) -> bool:
+    """Whether a statement of the function's own body above the one holding `target` imports
+    torch (so every path to `target` has bound it)."""
+    from graphweld.walk import iter_nodes
+
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for statement in body:
+        if statement is target or any(node is target for node in iter_nodes(statement)):
+            return False
+        if isinstance(statement, cst.SimpleStatementLine) and _binds_torch([statement]):
+            return True
+    return False
 
 
 def _binds_torch(statements: Sequence[cst.CSTNode]) -> bool:
