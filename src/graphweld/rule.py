@@ -17,7 +17,7 @@ from typing import Callable, ClassVar, Sequence
 import libcst as cst
 
 from graphweld import cst_fast
-from graphweld.analysis.blocks import torch_import_edit
+from graphweld.analysis.blocks import binds_torch, names_torch, torch_import_edit, torch_imported_before, torch_is_local
 from graphweld.analysis.breakers import BreakerCatalog
 from graphweld.positions import node_spans
 from graphweld.analysis.regions import CompiledRegions
@@ -235,14 +235,14 @@ class Rule:
         extra = list(extra)
         written = [*replacement, *(s for _, r in extra for s in r)]
         function = self.context.current_function
-        local_torch = function is not None and target is not function and _imports_torch_in(function)
-        if local_torch and _names_torch(written) and not _imported_before(function, target):  # type: ignore[arg-type]
+        local_torch = function is not None and target is not function and torch_is_local(function)
+        if local_torch and names_torch(written) and not torch_imported_before(function, target):  # type: ignore[arg-type]
             # `torch` is a local of the function (it imports torch itself), bound only later or on
             # some paths (torchquad's `if backend == "torch": import torch`): reading it here
             # would raise UnboundLocalError, and no module-level import reaches a local.
             self.report(anchor, f"{message}; not rewritten: the function imports torch itself, after this point or only on some paths")
             return
-        if _names_torch(written) and not local_torch and not _binds_torch(self.context.module.body) and not _binds_torch(written):
+        if names_torch(written) and not local_torch and not binds_torch(self.context.module.body) and not binds_torch(written):
             # A rewrite that writes `torch.…` in a module that imports torch only inside a
             # function, or not at all (torchquad, written for several backends), would raise
             # NameError where it runs: the module imports torch first.
@@ -273,61 +273,3 @@ class Rule:
     def report(self, anchor: cst.CSTNode, message: str) -> None:
         self.findings.append(Finding(self.id, anchor, message))
 
-
-def _names_torch(statements: Sequence[cst.CSTNode]) -> bool:
-    """Whether the statements read the name `torch` (`torch.compiler.is_compiling()`)."""
-    from graphweld.walk import iter_nodes
-
-    for statement in statements:
-        nodes = list(iter_nodes(statement))
-        attributes = {id(node.attr) for node in nodes if isinstance(node, cst.Attribute)}
-        if any(isinstance(node, cst.Name) and node.value == "torch" and id(node) not in attributes for node in nodes):
-            return True
-    return False
-
-
-def _imports_torch_in(function: cst.FunctionDef) -> bool:
-    """Whether `torch` is a local name of the function (it imports torch itself, anywhere in its
-    body): a module-level import would not reach its code."""
-    from graphweld.analysis.scopes import bound_names
-
-    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-    return "torch" in bound_names(body)
-
-
-def _imported_before(function: cst.FunctionDef, target: cst.CSTNode) -> bool:
-    """Whether a statement of the function's own body above the one holding `target` imports
-    torch (so every path to `target` has bound it)."""
-    from graphweld.walk import iter_nodes
-
-    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-    for statement in body:
-        if statement is target or any(node is target for node in iter_nodes(statement)):
-            return False
-        if isinstance(statement, cst.SimpleStatementLine) and _binds_torch([statement]):
-            return True
-    return False
-
-
-def _binds_torch(statements: Sequence[cst.CSTNode]) -> bool:
-    """Whether the statements bind `torch` outside functions and classes: `import torch` (or
-    `import torch.nn`), also inside a top-level `try`, `if` or `with`."""
-
-    def binds(statement: cst.CSTNode) -> bool:
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            return False
-        if isinstance(statement, cst.Import):
-            for alias in statement.names:
-                bound = alias.asname.name if alias.asname is not None else alias.name
-                while isinstance(bound, cst.Attribute) and alias.asname is None:
-                    bound = bound.value
-                if isinstance(bound, cst.Name) and bound.value == "torch":
-                    return True
-            return False
-        if isinstance(statement, cst.ImportFrom):
-            names = statement.names if isinstance(statement.names, Sequence) else ()
-            return any(isinstance((a.asname.name if a.asname is not None else a.name), cst.Name)
-                       and (a.asname.name if a.asname is not None else a.name).value == "torch" for a in names)  # type: ignore[union-attr]
-        return any(binds(child) for child in statement.children)
-
-    return any(binds(statement) for statement in statements)

@@ -146,17 +146,66 @@ def binds_at_module_level(module: cst.Module, name: str, before: cst.CSTNode | N
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
-                if isinstance(small, cst.Import) and any(_bound_by_alias(alias) == name for alias in small.names):
+                if isinstance(small, cst.Import) and any(bound_by_alias(alias) == name for alias in small.names):
                     return True
         if statement is before:
             break
     return False
 
 
-def _bound_by_alias(alias: cst.ImportAlias) -> str | None:
+def bound_by_alias(alias: cst.ImportAlias) -> str | None:
+    """The name an import alias binds: `import torch.nn` binds `torch`, `import torch.nn as nn` `nn`."""
     if alias.asname is not None:
         return alias.asname.name.value if isinstance(alias.asname.name, cst.Name) else None
     name: cst.BaseExpression = alias.name
     while isinstance(name, cst.Attribute):
         name = name.value
     return name.value if isinstance(name, cst.Name) else None
+
+
+def names_torch(statements: Sequence[cst.CSTNode]) -> bool:
+    """Whether the statements read the name `torch` (`torch.compiler.is_compiling()`)."""
+    for statement in statements:
+        nodes = list(iter_nodes(statement))
+        attributes = {id(node.attr) for node in nodes if isinstance(node, cst.Attribute)}
+        if any(isinstance(node, cst.Name) and node.value == "torch" and id(node) not in attributes for node in nodes):
+            return True
+    return False
+
+
+def torch_is_local(function: cst.FunctionDef) -> bool:
+    """Whether `torch` is a local name of the function (it imports torch itself, anywhere in its
+    body): a module-level import does not reach its code."""
+    from graphweld.analysis.scopes import bound_names
+
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    return "torch" in bound_names(body)
+
+
+def torch_imported_before(function: cst.FunctionDef, target: cst.CSTNode) -> bool:
+    """Whether a statement of the function's own body above the one holding `target` imports
+    torch (so every path to `target` has bound it)."""
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for statement in body:
+        if statement is target or any(node is target for node in iter_nodes(statement)):
+            return False
+        if isinstance(statement, cst.SimpleStatementLine) and binds_torch([statement]):
+            return True
+    return False
+
+
+def binds_torch(statements: Sequence[cst.CSTNode]) -> bool:
+    """Whether the statements bind `torch` outside functions and classes: `import torch` (or
+    `import torch.nn`, `from x import torch`), also inside a top-level `try`, `if` or `with`."""
+
+    def binds(statement: cst.CSTNode) -> bool:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(statement, cst.Import):
+            return any(bound_by_alias(alias) == "torch" for alias in statement.names)
+        if isinstance(statement, cst.ImportFrom):
+            names = statement.names if isinstance(statement.names, Sequence) else ()
+            return any(bound_by_alias(alias) == "torch" for alias in names)
+        return any(binds(child) for child in statement.children)
+
+    return any(binds(statement) for statement in statements)
