@@ -234,23 +234,25 @@ class Rule:
     ) -> None:
         extra = list(extra)
         written = [*replacement, *(s for _, r in extra for s in r)]
-        function = self.context.current_function
-        local_torch = function is not None and target is not function and torch_is_local(function)
-        if local_torch and names_torch(written) and not torch_imported_before(function, target):  # type: ignore[arg-type]
-            # `torch` is a local of the function (it imports torch itself), bound only later or on
-            # some paths (torchquad's `if backend == "torch": import torch`): reading it here
-            # would raise UnboundLocalError, and no module-level import reaches a local.
-            self.report(anchor, f"{message}; not rewritten: the function imports torch itself, after this point or only on some paths")
-            return
-        if names_torch(written) and not local_torch and not binds_torch(self.context.module.body) and not binds_torch(written):
-            # A rewrite that writes `torch.…` in a module that imports torch only inside a
-            # function, or not at all (torchquad, written for several backends), would raise
-            # NameError where it runs: the module imports torch first.
-            edit = torch_import_edit(self.context.module, avoid=target)
-            if edit is None:
-                self.report(anchor, f"{message}; not rewritten: the module does not import torch, and there is no place to add it")
-                return
-            extra.append(edit)
+        if names_torch(written):
+            function = self.context.current_function
+            if function is not None and target is not function and torch_is_local(function):
+                if not torch_imported_before(function, target):
+                    # `torch` is a local of the function (it imports torch itself), bound only
+                    # later or on some paths (torchquad's `if backend == "torch": import torch`):
+                    # reading it here would raise UnboundLocalError, and no module-level import
+                    # reaches a local.
+                    self.report(anchor, f"{message}; not rewritten: the function imports torch itself, after this point or only on some paths")
+                    return
+            elif not binds_torch(self.context.module.body) and not binds_torch(written):
+                # A rewrite that writes `torch.…` in a module that imports torch only inside a
+                # function, or not at all (torchquad, written for several backends), would raise
+                # NameError where it runs: the module imports torch first.
+                edit = torch_import_edit(self.context.module, avoid=target)
+                if edit is None:
+                    self.report(anchor, f"{message}; not rewritten: the module does not import torch, and there is no place to add it")
+                    return
+                extra.append(edit)
         self.findings.append(
             Finding(
                 self.id,
@@ -272,4 +274,3 @@ class Rule:
 
     def report(self, anchor: cst.CSTNode, message: str) -> None:
         self.findings.append(Finding(self.id, anchor, message))
-

@@ -56,10 +56,11 @@ def exercised(line: int, text: str, hits: dict[int, int], traced: frozenset[int]
     break or a frame on a break's stack; code that runs only while compiling (`if
     is_tracing():`) is never run by the eager reference, and Dynamo's log shows it ran there."""
     statement = _statements_by_line(text).get(line)
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and _first_executed(statement.body):
+    called = _first_executed(statement.body) if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    if called is not None:
         # A change at a definition (a decorator): its `def` line runs once, at import; its body
         # runs on each call.
-        line = _first_executed(statement.body).lineno  # type: ignore[union-attr]
+        line = called.lineno
         statement = _statements_by_line(text).get(line)
     ran = hits.get(line, 0)
     if ran == 0:
