@@ -225,3 +225,31 @@ def test_evidence_on_a_line_a_change_rewrote_is_dropped():
     now = "import x\na = 1\nb = g(a)\nc = 2\n"
     moved = FileSites(lines=frozenset((1, 2, 3)), untraceable_lines=frozenset((2,))).moved(seen, now)
     assert moved.lines == frozenset((2, 4)) and moved.untraceable_lines == frozenset()
+
+
+def test_a_decorator_offered_below_its_def_says_what_the_run_exercised(tmp_path: Path):
+    # eager-helper's change is placed at the call Dynamo cannot trace (line 6) and inserts a
+    # decorator above the def: the verdict reads that line in the file before the change, which
+    # every call ran, not in the file after it (where it is the docstring, "never reached").
+    (tmp_path / "noise.py").write_text(
+        "import torch\n\n\n"
+        "def seeded_normal(shape, seed):\n"
+        '    """A normal draw from a generator seeded per call."""\n'
+        "    generator = torch.Generator().manual_seed(int(seed))\n"
+        "    return torch.randn(shape, generator=generator)\n\n\n"
+        "class Noisy(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x + seeded_normal(x.shape, 7)\n"
+    )
+    (tmp_path / "entry.py").write_text(
+        "import torch\nfrom noise import Noisy\n\n\ndef my_model_function():\n    return Noisy()\n\n\n"
+        "def GetInput():\n    return torch.randn(3, 4)\n"
+    )
+    child = spawn(tmp_path, "--entry", "entry.py", "--compile-options", "backend=eager", "--select", "eager-helper", "noise.py")
+    child.timeout = 180
+    child.expect(PROMPT)
+    shown = " ".join(child.before.split())
+    assert "eager-helper" in shown
+    assert "; ran 3 times" in shown and "not exercised" not in shown, shown
+    child.sendline("d")
+    finish(child)

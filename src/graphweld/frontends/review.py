@@ -60,8 +60,9 @@ class ReviewSummary:
 
 class Review:
     """One review session. `ask(prompt)` returns the user's line (EOFError means quit);
-    `verify(path, text, change)`, when given, describes how `text` (the file with `change` and the
-    changes accepted before it) verifies against the run (an entry or a command)."""
+    `verify(path, text, change)`, when given, describes how the file verifies against the run (an
+    entry or a command) with `change` applied to `text` (the file with the changes accepted before
+    it, where `change` is located)."""
 
     def __init__(
         self,
@@ -181,7 +182,7 @@ class Review:
                 return Answer.DONE
         if self.verify is not None:
             with self.console.status("verifying with the run", spinner="dots"):
-                verdict = self.verify(path, fixed, change)
+                verdict = self.verify(path, text, change)
             self.console.print(Text(f"verification: {verdict}", style="bold"))
         while True:
             try:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from graphweld.discover import discover
-from graphweld.edits import LineMap
+from graphweld.edits import LineMap, apply_edits
 from graphweld.engine import Change, ChangeKey, FixOutcome, fix_text
 from graphweld.runs.capture_fix import CaptureSettingFix, best_trial, capture_setting_fix, picture, setting_writable
 from graphweld.runs.entry import EntryError, FileSites, RunReport, sites_by_file, stack_lines_by_file
@@ -188,7 +188,7 @@ def review_verifier(target: Target, paths: Sequence[str], settings: Settings):  
 
     def verify(path: str, text: str, change: Change) -> str:
         real = os.path.realpath(path)
-        overlay = {real: text}
+        overlay = {real: apply_edits(text, list(change.edits))}
         try:
             after = target.compiled(overlay)
         except EntryError as exc:
@@ -201,7 +201,7 @@ def review_verifier(target: Target, paths: Sequence[str], settings: Settings):  
         if isinstance(target, EntryTarget):
             if real not in originals:
                 originals[real] = read_source(path).text
-            # The change is located in the review's text, which earlier accepted changes moved.
+            # The change is located in the review's text before it, which earlier accepted changes moved.
             line += f"; {_exercised_in(path, change.location.line, text, originals[real], before).said}"
         return line
 
