@@ -72,7 +72,8 @@ class EagerHelper(Rule):
     helper whole; disabled, it stays one break. So with `--unsafe-fixes`, where `fix --entry` writes
     a capture setting next to the entry's own `torch.compile`, it also measures the settings
     without this rule's changes and drops them when a setting then compiles better. Left alone: decorated helpers, generators and
-    coroutines, functions `torch.compile` starts at, and modules without `import torch`.
+    coroutines, functions `torch.compile` starts at, and modules where `torch` names something else
+    (a module without `import torch` gets one).
     """
 
     id = "eager-helper"
@@ -102,7 +103,7 @@ class EagerHelper(Rule):
             return
         if _generator_or_coroutine(node):
             return
-        torch_name = regions.imports.local_name("torch")
+        torch_name = context.torch_name()
         if torch_name is None:
             return
         reads = [(statement, call) for statement in own_statements(node) for call in self._value_calls(statement)]

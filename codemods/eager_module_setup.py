@@ -95,7 +95,7 @@ class EagerModuleSetup(Rule):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         context = self.context
-        torch_name = context.regions.imports.local_name("torch")
+        torch_name = context.torch_name()
         methods = {
             statement.name.value: statement
             for statement in node.body.body  # type: ignore[union-attr]
@@ -116,7 +116,7 @@ class EagerModuleSetup(Rule):
                 proposed.add(name)
                 if torch_name is None:
                     self.report(method, f"`{name}` builds modules and is called from compiled `{caller.name.value}`; "
-                                        "add `import torch` to run it eagerly with torch.compiler.disable")  # fmt: skip
+                                        "`torch` names something else here, so it is not run eagerly")  # fmt: skip
                     continue
                 decorator = cst.Decorator(decorator=cst.parse_expression(f"{torch_name}.compiler.disable"))
                 decorated = method.with_changes(decorators=(decorator, *method.decorators))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.analysis.blocks import block_statements, torch_import_edit
+from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.tensors import FunctionValues, conjuncts
@@ -137,7 +137,7 @@ class GuardToCheck(Rule):
             exception, condition, message = source(arguments[0], context.module), arguments[1], arguments[2:]
         else:
             return
-        torch_name = context.regions.imports.local_name("torch")
+        torch_name = context.torch_name()
         if torch_name is None:
             return
         literal = bool(message) and _is_string_literal(message[0])
@@ -165,10 +165,9 @@ class GuardToCheck(Rule):
         if function is None:
             return
         values = context.function_values(function)
-        found = self._torch()
-        if found is None:
+        torch_name = context.torch_name()
+        if torch_name is None:
             return
-        torch_name, extra = found
         # An operand that reads a tensor's value with `.item()` only to test it is tested on the
         # tensor itself: `lengths.max().item() <= slen` -> `lengths.max() <= slen`.
         # A run that broke at the assert read a tensor with `.item()` there.
@@ -201,21 +200,11 @@ class GuardToCheck(Rule):
         message_code = [] if template is None else [source(template.with_changes(lpar=[], rpar=[]), context.module)]
         item = any(tested is not None for tested in read)
         compared = any(isinstance(tested, cst.Comparison) for tested in read)
-        self._propose_checks(node, operands, message_code, template is not message, torch_name, item, compared, extra)
-
-    def _torch(self) -> tuple[str, list[tuple[cst.CSTNode, list[cst.BaseStatement]]]] | None:
-        """The name the module imports torch as, and no extra edit; in a module that does not
-        import it (a helper module that only calls tensor methods: torchdiffeq's and torchsde's
-        interpolation), `torch` and the edit adding `import torch`."""
-        torch_name = self.context.regions.imports.local_name("torch")
-        if torch_name is not None:
-            return torch_name, []
-        edit = torch_import_edit(self.context.module)
-        return None if edit is None else ("torch", [edit])
+        self._propose_checks(node, operands, message_code, template is not message, torch_name, item, compared)
 
     def _propose_checks(
         self, node: cst.SimpleStatementLine, operands: list[cst.BaseExpression], message_code: list[str], formatted: bool,
-        torch_name: str, item: bool, compared: bool, extra: list[tuple[cst.CSTNode, list[cst.BaseStatement]]],
+        torch_name: str, item: bool, compared: bool,
     ) -> None:
         context = self.context
         lines = [call_code(f"{torch_name}._assert_async", [source(operand, context.module), *message_code], 88) for operand in operands]
@@ -236,7 +225,6 @@ class GuardToCheck(Rule):
                 f"asynchronously on CUDA, and runs under `python -O` too{dtype}{_WITHOUT_VALUES if formatted else ''})"
             ),
             safety=Safety.UNSAFE,
-            extra=extra,
         )
 
     def visit_If(self, node: cst.If) -> None:
@@ -255,10 +243,9 @@ class GuardToCheck(Rule):
         on_scalar = not on_tensor and _reads_item(node.test, values)
         if not (on_tensor or on_scalar):
             return
-        found = self._torch()
-        if found is None:
+        torch_name = context.torch_name()
+        if torch_name is None:
             return
-        torch_name, extra = found
         guard = f"`if {context.code(node.test)}: raise ...`"
         exception, message, formatted = _exception_and_message(raised.exc)
         if message is None:
@@ -292,7 +279,7 @@ class GuardToCheck(Rule):
                 f"which Dynamo keeps as a runtime assertion when it captures the value (unsafe: {changes}"
                 f"the graph stays whole only with capture_scalar_outputs{_WITHOUT_VALUES if formatted else ''})"
             )
-        self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE, extra=extra)
+        self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
 
 
 # Operands that may be Python values: `_assert_async` takes tensors only.

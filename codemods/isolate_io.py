@@ -17,13 +17,13 @@ from graphweld.analysis.deferral import (
     same_call,
 )
 from graphweld.analysis.names import dotted_name
+from graphweld.analysis.torch_api import IS_COMPILING
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.scopes import bound_names
 from graphweld.walk import iter_nodes
 
 # Calls deferred through a wrapper, besides logger methods and the configured io-functions.
 DEFERRABLE_IO = frozenset({"print", "warnings.warn", "torch.save"})
-IS_COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling"})
 
 
 class IsolateIO(Rule):
@@ -239,12 +239,13 @@ class IsolateIO(Rule):
             return
         if not self.allows("guard", node):
             return
-        if context.regions.imports.aliases.get("torch") != "torch":
-            self.report(node, f"`{context.code(node)}` breaks the graph (I/O); add `import torch` to guard it")
+        torch_name = context.torch_name()
+        if torch_name is None:
+            self.report(node, f"`{context.code(node)}` breaks the graph (I/O); `torch` names something else here, so it is not guarded")
             return
         callee = context.regions.imports.qualify(call.func) or ""
         chosen = callee in context.settings.guard_functions
-        guard = cst.parse_statement("if not torch.compiler.is_compiling():\n    pass\n")
+        guard = cst.parse_statement(f"if not {torch_name}.compiler.is_compiling():\n    pass\n")
         assert isinstance(guard, cst.If)
         guard = guard.with_changes(
             body=guard.body.with_changes(body=(node.with_changes(leading_lines=()),)),
@@ -271,7 +272,7 @@ class IsolateIO(Rule):
         context = self.context
         imports = context.regions.imports
         function = context.current_function
-        if imports.aliases.get("torch") != "torch" or function is None:
+        if context.torch_name() != "torch" or function is None:
             return None
         qualified = imports.qualify(call.func) or ""
         if qualified in context.settings.guard_functions:

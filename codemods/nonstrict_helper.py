@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.analysis.blocks import binds_at_module_level, torch_import_edit
 from graphweld.analysis.breakers import TENSOR_VALUE_READS, UNTRACEABLE_BREAKERS
 from graphweld.analysis.names import is_literal_constant, root_expression
 from graphweld.analysis.regions import FunctionInfo
@@ -107,7 +106,10 @@ class NonstrictHelper(Rule):
     a helper that makes a Python truth value of tensor comparisons (`all(x < y for x, y in
     zip(ts[:-1], ts[1:]))`, torchsde's check that times increase; `bool(a == b)`): non-strict
     tracing runs it on tensors that have no values, and Dynamo breaks at every call ("Unsupported
-    output type for nonstrict_trace-ed function", GB0251).
+    output type for nonstrict_trace-ed function", GB0251). So is one that decides on a tensor
+    reduced to one truth value (`if (x < 0).any():`, `... if bool(x.isfinite().all()) else ...`):
+    deciding on a value-less tensor fails the compile ("Could not guard on data-dependent
+    expression", measured on torch 2.13).
     """
 
     id = "nonstrict-helper"
@@ -203,11 +205,6 @@ class NonstrictHelper(Rule):
             )
             return
         decorate = caller is None or self.context.regions.only_compiled_calls(name)
-        extra = self._torch_import(helper.node if decorate else statement)
-        if extra is None:
-            self._decorated.add(name)
-            self.report(anchor, f"`{name}` breaks the graph ({verdict.cause}); add `import torch` to trace it with {api}")
-            return
         if decorate:
             self._decorated.add(name)
             decorator = cst.Decorator(decorator=cst.parse_expression(api))
@@ -221,7 +218,6 @@ class NonstrictHelper(Rule):
                     f"non-strictly: decorate it with `@{api}`"
                 ),
                 safety=Safety.SAFE,
-                extra=extra,
             )
             return
         assert statement is not None
@@ -235,17 +231,7 @@ class NonstrictHelper(Rule):
                 f"in compiled `{caller.name.value if caller is not None else ''}` (it is also used outside compiled code)"
             ),
             safety=Safety.SAFE,
-            extra=extra,
         )
-
-    def _torch_import(self, target: cst.CSTNode) -> list[tuple[cst.CSTNode, list[cst.BaseStatement]]] | None:
-        """Extra edits making `torch` a module-level name: none needed, or `import torch` added
-        (see `torch_import_edit`); None when there is nowhere to add it."""
-        module = self.context.module
-        if binds_at_module_level(module, "torch"):
-            return []
-        edit = torch_import_edit(module, avoid=target)
-        return None if edit is None else [edit]
 
     def _verdict(self, helper: FunctionInfo) -> _Verdict | None:
         name = helper.name
@@ -309,6 +295,11 @@ class NonstrictHelper(Rule):
                 problem = self._impure_call(current, local)
                 if problem is not None:
                     return problem
+            if isinstance(current, (cst.If, cst.While, cst.IfExp)) and _reduces_to_truth(current.test):
+                return (
+                    f"it decides on the truth of a tensor reduction (`{context.code(current.test)}`): non-strict "
+                    "tracing runs it on tensors without values, and deciding on one fails"
+                )
             for target in _written_targets(current):
                 root = _root_name(target)
                 if root is None or root not in local:
@@ -397,8 +388,8 @@ class NonstrictHelper(Rule):
                 return f"it is not pure: it mutates `{root}` in place (`{context.code(call)}`), which it did not create"
         if _truth_of_comparisons(call, local):
             return (
-                f"it makes a Python truth value of tensor comparisons (`{context.code(call)}`): non-strict tracing "
-                "runs it on tensors without values and cannot return that (GB0251)"
+                f"it takes the Python truth of tensor values (`{context.code(call)}`): non-strict tracing runs it "
+                "on tensors without values, where that truth is unknown (GB0251)"
             )
         if isinstance(call.func, cst.Name):
             callee = context.regions.module_function(call.func.value)
@@ -462,16 +453,30 @@ class _WrapCalls(cst.CSTTransformer):
 
 def _truth_of_comparisons(call: cst.Call, local: set[str]) -> bool:
     """`all(x < y for ...)`, `any(...)` or `bool(...)` of comparisons: Python asks each compared
-    value for its truth, a read of tensor values (torchsde's `is_strictly_increasing`)."""
+    value for its truth, a read of tensor values (torchsde's `is_strictly_increasing`); and
+    `bool(x.isfinite().all())`, the truth of a tensor reduction."""
     if not isinstance(call.func, cst.Name) or call.func.value not in ("all", "any", "bool") or call.func.value in local:
         return False
     if len(call.args) != 1:
         return False
     argument = call.args[0].value
+    if call.func.value == "bool" and _reduces_to_truth(argument):
+        return True
     if isinstance(argument, (cst.GeneratorExp, cst.ListComp)):
         argument = argument.elt
     return isinstance(argument, cst.Comparison) and not all(
         isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in argument.comparisons
+    )
+
+
+def _reduces_to_truth(test: cst.BaseExpression) -> bool:
+    """`x.all()`, `mask.any()` (or `not` of one): a tensor reduced to one truth value, which
+    Python then asks for (`if x.isfinite().all():`)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _reduces_to_truth(test.expression)
+    return (
+        isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute)
+        and test.func.attr.value in ("all", "any") and not isinstance(test.func.value, (cst.BaseString, cst.List, cst.Tuple))
     )
 
 
@@ -492,8 +497,6 @@ def _simple_statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
         if isinstance(current, cst.SimpleStatementLine) or (isinstance(current, cst.BaseCompoundStatement) and one_line_suite):
             found.append(current)
     return found
-
-
 
 
 def _written_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:

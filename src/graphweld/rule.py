@@ -17,13 +17,16 @@ from typing import Callable, ClassVar, Sequence
 import libcst as cst
 
 from graphweld import cst_fast
-from graphweld.analysis.blocks import binds_torch, names_torch, torch_import_edit, torch_imported_before, torch_is_local
+from graphweld.analysis.blocks import (
+    binds_torch, importing_torch, names_torch, torch_import_edit, torch_imported_before, torch_is_local,
+)
 from graphweld.analysis.breakers import BreakerCatalog
 from graphweld.positions import node_spans
 from graphweld.analysis.regions import CompiledRegions
 from graphweld.analysis.split import FunctionSplitter
 from graphweld.settings import Settings
 from graphweld.analysis.tensors import FunctionValues
+from graphweld.walk import iter_nodes
 
 
 class Safety(str, enum.Enum):
@@ -117,6 +120,17 @@ class RuleContext:
         if self._splitter is None:
             self._splitter = FunctionSplitter(self.module, self.regions)
         return self._splitter
+
+    def torch_name(self) -> str | None:
+        """The name a rewrite writes torch as: the module's own (`th` after `import torch as th`),
+        else `torch`, which `Rule.propose` imports where the module lacks it (a module importing
+        only `torch.nn as nn`, or no torch at all); None where the module binds `torch` to
+        something else."""
+        aliases = self.regions.imports.aliases
+        local = self.regions.imports.local_name("torch")
+        if local is not None:
+            return local
+        return None if "torch" in aliases else "torch"
 
     @property
     def current_function(self) -> cst.FunctionDef | None:
@@ -236,7 +250,12 @@ class Rule:
         written = [*replacement, *(s for _, r in extra for s in r)]
         if names_torch(written):
             function = self.context.current_function
-            if function is not None and target is not function and torch_is_local(function):
+            # Only a change inside the function reads its local `torch` (a decorator on a
+            # module-level helper, proposed while visiting its caller, does not).
+            if (
+                function is not None and target is not function and torch_is_local(function)
+                and any(node is target for node in iter_nodes(function))
+            ):
                 if not torch_imported_before(function, target):
                     # `torch` is a local of the function (it imports torch itself), bound only
                     # later or on some paths (torchquad's `if backend == "torch": import torch`):
@@ -249,10 +268,15 @@ class Rule:
                 # function, or not at all (torchquad, written for several backends), would raise
                 # NameError where it runs: the module imports torch first.
                 edit = torch_import_edit(self.context.module, avoid=target)
-                if edit is None:
+                if edit is not None:
+                    extra.append(edit)
+                elif replacement and any(statement is target for statement in self.context.module.body):
+                    # The change replaces the module's first statement (a helper module that
+                    # starts with the decorated definition): the import goes in front of it.
+                    replacement = importing_torch(replacement)
+                else:
                     self.report(anchor, f"{message}; not rewritten: the module does not import torch, and there is no place to add it")
                     return
-                extra.append(edit)
         self.findings.append(
             Finding(
                 self.id,

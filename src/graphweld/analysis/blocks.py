@@ -7,6 +7,8 @@ from typing import Callable, Iterator, Sequence
 import libcst as cst
 
 from graphweld.analysis.breakers import Breaker, BreakerCatalog
+from graphweld.analysis.names import ImportTable
+from graphweld.analysis.torch_api import IS_COMPILING
 from graphweld.walk import iter_nodes
 
 
@@ -68,10 +70,13 @@ def nested_breakers(
     for statement in statements:
         if not isinstance(statement, cst.BaseCompoundStatement):
             continue
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or runs_only_eagerly(statement, catalog.imports):
             continue
         def prune(node: cst.CSTNode) -> bool:
-            return isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.SimpleStatementLine)) or skip(node)
+            return (
+                isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.SimpleStatementLine))
+                or skip(node) or runs_only_eagerly(node, catalog.imports)
+            )
 
         for node in iter_nodes(statement, prune):
             if node is statement or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or skip(node):
@@ -80,6 +85,18 @@ def nested_breakers(
                 breaker = catalog.statement_breaker(node)
                 if breaker is not None:
                     yield node, breaker, statement
+
+
+def runs_only_eagerly(node: cst.CSTNode, imports: ImportTable) -> bool:
+    """An `if not torch.compiler.is_compiling():` block (isolate-io's guard): its body never runs
+    compiled, so nothing in it breaks a graph. Its `else`, if any, does run compiled."""
+    if not isinstance(node, cst.If) or node.orelse is not None:
+        return False
+    test = node.test
+    return (
+        isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        and isinstance(test.expression, cst.Call) and imports.qualify(test.expression.func) in IS_COMPILING
+    )
 
 
 def terminates(statements: Sequence[cst.BaseStatement]) -> bool:
@@ -138,6 +155,16 @@ def torch_import_edit(
     if not body or body[0] is avoid:
         return None
     return body[0], [statement, body[0]]
+
+
+def importing_torch(statements: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    """The statements with `import torch` in front, in the place of the first (its leading blank
+    lines and comments go above the import; a definition after it gets the two blank lines
+    that separate top-level definitions)."""
+    first, *rest = statements
+    spacing = [cst.EmptyLine(), cst.EmptyLine()] if isinstance(first, (cst.FunctionDef, cst.ClassDef)) else []
+    statement = cst.parse_statement("import torch\n").with_changes(leading_lines=first.leading_lines)
+    return [statement, first.with_changes(leading_lines=spacing), *rest]
 
 
 def binds_at_module_level(module: cst.Module, name: str, before: cst.CSTNode | None = None) -> bool:

@@ -13,6 +13,9 @@ import importlib.util
 import re
 from pathlib import Path
 
+# The calls that tell code run under Dynamo from eager code (isolate-io's guard tests one).
+IS_COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling"})
+
 # The name every rewrite writes for non-strict tracing: it exists from torch 2.7 on, and Dynamo
 # traces through it in both forms (decorator, and `nonstrict_trace(g)(w)` at a call site) on 2.13
 # and 2.14 (measured). The public alias `torch.compiler.nonstrict_trace` (2.14) is not written: it

@@ -13,4 +13,4 @@ def _interp_evaluate(coefficients, t0, t1, t):
 
 
 def total(coefficients, x):
-    return coefficients[0] + x * coefficients[1] if bool(x.isfinite().all()) else coefficients[0]
+    return coefficients[0] + x * coefficients[1]

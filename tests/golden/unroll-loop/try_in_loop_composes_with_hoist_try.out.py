@@ -1,6 +1,7 @@
 # settings: select=ALL unsafe_fixes=true assume_compiled=true
 import ctypes
 import logging
+import torch
 
 logger = logging.getLogger(__name__)
 
@@ -12,10 +13,8 @@ def load():
         nonlocal lib
         try:
             lib = ctypes.CDLL(lib_name)
-        except OSError:
-            return
-        logger.debug("Loaded Windows C runtime: %s", lib_name)
-        try:
+            if not torch.compiler.is_compiling():
+                logger.debug("Loaded Windows C runtime: %s", lib_name)
             return ("return", lib)
         except OSError:
             return

@@ -1,8 +1,9 @@
 # settings: site_lines=5 called_lines=5
+# A helper module that imports nothing (it only calls tensor methods) and starts with the helper.
 
 
 def total(coefficients, x):
-    return coefficients[0] + x * coefficients[1] if bool(x.isfinite().all()) else coefficients[0]
+    return coefficients[0] + x * coefficients[1]
 
 
 def evaluate(coefficients, t0, t1, t):

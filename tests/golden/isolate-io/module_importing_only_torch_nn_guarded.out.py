@@ -1,0 +1,14 @@
+# settings: unsafe_fixes=true assume_compiled=true
+# The module imports torch only as `torch.nn as nn` (zuko's flows): `torch` is unbound, so the
+# rewrite adds `import torch` with it.
+import torch.nn as nn
+import torch
+
+
+class Flow(nn.Module):
+    def forward(self, x):
+        if not torch.compiler.is_compiling():
+            open("flow.log", "a").close()
+        if not torch.compiler.is_compiling():
+            print("step", x.shape)
+        return x * 2

@@ -1,0 +1,8 @@
+# settings: unsafe_fixes=true assume_compiled=true
+# The module imports torch as `th`: the guard uses that name and adds no import.
+import torch as th
+
+
+def step(x):
+    open("step.log", "a").close()
+    return th.relu(x)
