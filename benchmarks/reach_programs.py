@@ -314,6 +314,111 @@ def _diffusers_dit_inputs():  # type: ignore[no-untyped-def]
     return {"hidden_states": torch.randn(2, 4, 8, 8), "timestep": torch.tensor([10, 500]), "class_labels": torch.tensor([1, 2])}
 
 
+# The diffusers classes the public survey finds breaking in eval mode (its nightly report of
+# 2026-05-03: AutoencoderDC, AutoencoderKLHunyuanImageRefiner, ConsistencyDecoderVAE,
+# HiDreamImageTransformer2DModel, Lumina2Transformer2DModel), built as the survey builds them:
+# from the diffusers test suite's own config and inputs (batch 2 here); the refiner VAE, which has
+# no such config, from its defaults with the widths cut. Chosen from the survey before measuring.
+
+
+@program("diffusers:autoencoder_dc", "diffusers")
+def diffusers_autoencoder_dc():  # type: ignore[no-untyped-def]
+    from diffusers import AutoencoderDC
+
+    torch.manual_seed(0)
+    return AutoencoderDC(
+        in_channels=3, latent_channels=4, attention_head_dim=2, encoder_block_types=("ResBlock", "EfficientViTBlock"),
+        decoder_block_types=("ResBlock", "EfficientViTBlock"), encoder_block_out_channels=(8, 8),
+        decoder_block_out_channels=(8, 8), encoder_qkv_multiscales=((), (5,)), decoder_qkv_multiscales=((), (5,)),
+        encoder_layers_per_block=(1, 1), decoder_layers_per_block=[1, 1], downsample_block_type="conv",
+        upsample_block_type="interpolate", decoder_norm_types="rms_norm", decoder_act_fns="silu", scaling_factor=0.41407,
+    )  # fmt: skip
+
+
+def _diffusers_autoencoder_dc_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return {"sample": torch.randn(2, 3, 32, 32)}
+
+
+@program("diffusers:autoencoder_kl_hunyuanimage_refiner", "diffusers")
+def diffusers_autoencoder_kl_hunyuanimage_refiner():  # type: ignore[no-untyped-def]
+    from diffusers import AutoencoderKLHunyuanImageRefiner
+
+    torch.manual_seed(0)
+    return AutoencoderKLHunyuanImageRefiner(latent_channels=8, block_out_channels=(16, 32, 32, 64, 64), layers_per_block=1)
+
+
+def _diffusers_autoencoder_kl_hunyuanimage_refiner_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    # (batch, channels, frames, height, width): 1 + 4k frames, as its temporal compression asks.
+    return {"sample": torch.randn(2, 3, 5, 32, 32)}
+
+
+@program("diffusers:consistency_decoder_vae", "diffusers")
+def diffusers_consistency_decoder_vae():  # type: ignore[no-untyped-def]
+    from diffusers import ConsistencyDecoderVAE
+
+    torch.manual_seed(0)
+    return ConsistencyDecoderVAE(
+        encoder_block_out_channels=[2, 4], encoder_in_channels=3, encoder_out_channels=4,
+        encoder_down_block_types=["DownEncoderBlock2D"] * 2, decoder_add_attention=False, decoder_block_out_channels=[2, 4],
+        decoder_down_block_types=["ResnetDownsampleBlock2D"] * 2, decoder_downsample_padding=1, decoder_in_channels=7,
+        decoder_layers_per_block=1, decoder_norm_eps=1e-05, decoder_norm_num_groups=2, encoder_norm_num_groups=2,
+        decoder_num_train_timesteps=1024, decoder_out_channels=6, decoder_resnet_time_scale_shift="scale_shift",
+        decoder_time_embedding_type="learned", decoder_up_block_types=["ResnetUpsampleBlock2D"] * 2, scaling_factor=1,
+        latent_channels=4,
+    )  # fmt: skip
+
+
+def _diffusers_consistency_decoder_vae_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return {"sample": torch.randn(2, 3, 32, 32)}
+
+
+@program("diffusers:hidream_image_transformer", "diffusers")
+def diffusers_hidream_image_transformer():  # type: ignore[no-untyped-def]
+    from diffusers import HiDreamImageTransformer2DModel
+
+    torch.manual_seed(0)
+    return HiDreamImageTransformer2DModel(
+        patch_size=2, in_channels=4, out_channels=4, num_layers=1, num_single_layers=1, attention_head_dim=8,
+        num_attention_heads=4, caption_channels=[8, 4], text_emb_dim=8, num_routed_experts=2, num_activated_experts=2,
+        axes_dims_rope=(4, 2, 2), max_resolution=(32, 32), llama_layers=(0, 1), force_inference_output=True,
+    )  # fmt: skip
+
+
+def _diffusers_hidream_image_transformer_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return {
+        "hidden_states": torch.randn(2, 4, 32, 32), "encoder_hidden_states_t5": torch.randn(2, 8, 8),
+        "encoder_hidden_states_llama3": torch.randn(2, 2, 8, 4), "pooled_embeds": torch.randn(2, 8),
+        "timesteps": torch.randint(0, 1000, (2,)),
+    }  # fmt: skip
+
+
+@program("diffusers:lumina2_transformer", "diffusers")
+def diffusers_lumina2_transformer():  # type: ignore[no-untyped-def]
+    from diffusers import Lumina2Transformer2DModel
+
+    torch.manual_seed(0)
+    return Lumina2Transformer2DModel(
+        sample_size=16, patch_size=2, in_channels=4, hidden_size=24, num_layers=2, num_refiner_layers=1,
+        num_attention_heads=3, num_kv_heads=1, multiple_of=2, ffn_dim_multiplier=None, norm_eps=1e-5,
+        scaling_factor=1.0, axes_dim_rope=(4, 2, 2), axes_lens=(128, 128, 128), cap_feat_dim=32,
+    )  # fmt: skip
+
+
+def _diffusers_lumina2_transformer_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    # Caption padding, as a batch of prompts of different lengths has.
+    mask = torch.ones(2, 16, dtype=torch.bool)
+    mask[1, -5:] = False
+    return {
+        "hidden_states": torch.randn(2, 4, 16, 16), "encoder_hidden_states": torch.randn(2, 16, 32),
+        "timestep": torch.rand(2), "encoder_attention_mask": mask,
+    }  # fmt: skip
+
+
 # -- x-transformers, torchdiffeq, gpytorch ------------------------------------------------------
 
 
