@@ -39,12 +39,25 @@ class NumpyOnNumbers(Rule):
     `.shape[i]`, `.size(i)` and their arithmetic), monai's losses listing their spatial axes with
     `torch.arange(2, len(input.shape)).tolist()`, becomes `list(range(...))`: the same list.
 
+    The same NumPy numbers made while the module is built, and kept on it for compiled code to
+    read: `__init__` storing `self.total_upsample = np.prod(config.upsample_rates + ...)`
+    (Qwen3-Omni's code-to-wave decoder in transformers; normflows' `self.d = np.prod(shape)`),
+    read by a compiled method of the class, stores Python's number (`math.prod`). And a flag a
+    parent computed with NumPy (`i >= np.log2(ratio)` is a `numpy.bool_`: HunyuanImage's refiner
+    VAE in diffusers) and passed as an argument annotated `bool`, `int` or `float`, which
+    `__init__` stores as given (`self.add_temporal_downsample = add_temporal_downsample`): where a
+    run saw Dynamo break at a method deciding on it, `__init__` stores `bool(...)` (or `int`,
+    `float`), the Python value the annotation promises.
+
     ## Why the graph breaks
     Dynamo traces NumPy calls as tensor operations (`torch._numpy`), so even on constants their
     result is a tensor whose value is not known while the graph is built. Used as a size it is a
     "Data dependent operator" (GB0033), in a condition a data-dependent branch (GB0170), and the
     frame is often skipped: BigBird's attention plan breaks 11 times in a 2-layer model. Python's
-    functions on Python numbers give Python numbers, which Dynamo folds into the graph.
+    functions on Python numbers give Python numbers, which Dynamo folds into the graph. A NumPy
+    number kept on a module is the same tensor to Dynamo: HunyuanImage's refiner VAE breaks 20
+    times (every up- and downsampling block skips its frame), and compiles into one graph with
+    its flags stored as `bool`.
 
     ## Example
     ```python
@@ -74,7 +87,15 @@ class NumpyOnNumbers(Rule):
     not in a simple statement, and modules that bind `math` to something else. With `fix
     --entry`, a rewrite in a helper whose result breaks the graph only in its caller (Reformer's
     `np.lcm`, tested by the caller's `if`) is not at a break the run saw, so it is dropped as
-    buying nothing, untried.
+    buying nothing, untried. The construction forms change what the module keeps: code outside
+    the class reading the attribute gets the Python number or `bool` (the same value: `~` and
+    arithmetic on a `numpy.bool_` differ from a `bool`'s, so a flag is taken only where every read
+    of it in the class is a truth test, and a number only where none reads its attributes or
+    uses `~`), and a tensor of several values passed for a `bool` now raises when the module is
+    built. An argument is taken only with a run's word (a break at a method reading it), since
+    nothing in the code shows that the caller passes other than its annotation says; a stored
+    NumPy call only where a compiled method (or a break a run saw) reads it, and not when a method
+    rebinds the attribute.
     """
 
     id = "numpy-on-numbers"
@@ -84,16 +105,18 @@ class NumpyOnNumbers(Rule):
     finds = (
         "`np.lcm(a, b)`, `np.gcd(a, b)`, `np.sum(numbers)`, `np.prod(numbers)` in compiled code, on Python numbers "
         "or a flat sequence of them (BigBird's attention plan, Reformer's chunk length, `np.prod(x.shape[1:])`); "
-        "`torch.arange(...).tolist()` of Python integers (monai's losses)"
+        "`torch.arange(...).tolist()` of Python integers (monai's losses); the same NumPy numbers kept on a module "
+        "in `__init__` for compiled code, and a NumPy flag passed as an argument annotated `bool` and stored as given "
+        "(HunyuanImage's refiner VAE)"
     )
     rewrite = (
         "`math.lcm`, `math.gcd`, `sum`, `math.prod` (and `import math` where the module lacks it); "
-        "`list(range(...))`"
+        "`list(range(...))`; `self.flag = bool(flag)` (or `int`, `float`, as annotated)"
     )
     default = "unsafe: graphweld cannot see that the arguments are not arrays"
-    trigger_words = ("lcm", "gcd", "sum", "prod", "arange")
+    trigger_words = ("lcm", "gcd", "sum", "prod", "arange", "bool", "int", "float")
     needs_breaker_call = False
-    node_types = (cst.FunctionDef,)
+    node_types = (cst.FunctionDef, cst.ClassDef)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         context = self.context
@@ -139,6 +162,92 @@ class NumpyOnNumbers(Rule):
             safety=Safety.UNSAFE,
             extra=extra,
             resolves=_readers([statement for statement, _ in found], node),
+        )
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        """The construction forms: what `__init__` stores on the module, read by its other methods."""
+        context = self.context
+        methods = [s for s in node.body.body if isinstance(s, cst.FunctionDef)] if isinstance(node.body, cst.IndentedBlock) else []
+        init = next((m for m in methods if m.name.value == "__init__"), None)
+        if init is None or not init.params.params:
+            return
+        receiver = init.params.params[0].name.value
+        others = [m for m in methods if m is not init]
+        imports = context.regions.imports
+        math_name = imports.local_name("math")
+        values = context.function_values(init)
+        annotated = _annotated_arguments(init)
+        for statement in _own_lines(init):
+            stored = _stored_attribute(statement, receiver)
+            if stored is None:
+                continue
+            attribute, value = stored
+            if any(_writes_attribute(m, attribute) for m in others):
+                continue  # a method rebinds it: what `__init__` stored is not what they read
+            reads = [(m, line) for m in others for line in _deciding_lines(m) if _reads_attribute(line, _self_of(m), attribute)]
+            if not reads:
+                continue
+            seen = [line for _, line in reads if context.breaks_per_run(line) or context.branches_on_tensor_per_run(line)]
+            if isinstance(value, cst.Name) and value.value in annotated:
+                self._store_as_annotated(statement, attribute, value.value, annotated[value.value], reads, seen)
+                continue
+            # The stored value is the NumPy number itself (`self.d = np.prod(shape)`); one only
+            # passed to something else (`nn.Linear(int(np.prod(shape)), n)`) is not kept.
+            calls = [value] if self._replaceable(value, imports, values) and _arange_of_ints(value, imports) is None else []
+            compiled = any(context.regions.is_compiled(m) for m, _ in reads)
+            if not calls or not (seen or compiled) or (math_name is None and "math" in imports.aliases):
+                continue
+            extra: list[tuple[cst.CSTNode, list[cst.BaseStatement]]] = []
+            if math_name is None and any(_EQUIVALENTS[imports.qualify(call.func)][0] == "math" for call in calls):  # type: ignore[index]
+                numpy_line = _numpy_import(context.module)
+                if numpy_line is None:
+                    continue
+                extra.append((numpy_line, [numpy_line, cst.parse_statement("import math\n")]))
+                math_name = "math"  # one import for the module, however many stores
+            equivalents = _Equivalents({id(call) for call in calls}, imports, math_name or "math")
+            names = ", ".join(dict.fromkeys(f"`{context.code(call.func)}`" for call in calls))
+            self.propose(
+                statement,
+                [statement.visit(equivalents)],
+                anchor=calls[0],
+                message=(
+                    f"`{receiver}.{attribute}` keeps what {names} gives on Python numbers, a NumPy number, and "
+                    f"compiled `{reads[0][0].name.value}` reads it: Dynamo traces NumPy numbers as tensors, whose values "
+                    "it does not know while it builds the graph; store Python's own number (unsafe: graphweld cannot "
+                    "see that the arguments are not arrays)"
+                ),
+                safety=Safety.UNSAFE,
+                extra=extra,
+                resolves=[line for _, line in reads],
+            )
+
+    def _store_as_annotated(
+        self, statement: cst.SimpleStatementLine, attribute: str, argument: str, kind: str,
+        reads: list[tuple[cst.FunctionDef, cst.CSTNode]], seen: list[cst.CSTNode],
+    ) -> None:
+        """`self.flag = flag`, `flag: bool`, where a run saw Dynamo break at a method deciding on
+        `self.flag`: what the caller passed is not the Python value the annotation promises (a
+        parent's `i >= np.log2(ratio)` is a `numpy.bool_`, a tensor to Dynamo). Stored as
+        `bool(flag)`, it is a constant while tracing."""
+        if not seen:
+            return  # without a run, nothing shows that the argument is not what its annotation says
+        if not all(_uses_as(kind, m, _self_of(m), attribute) for m, _ in reads):
+            return
+        stored = cst.ensure_type(statement.body[0], cst.Assign)
+        coerced = stored.with_changes(value=cst.Call(cst.Name(kind), [cst.Arg(stored.value)]))
+        self.propose(
+            statement,
+            [statement.with_changes(body=[coerced])],
+            anchor=stored.value,
+            message=(
+                f"`{self.context.code(statement)}` stores the argument `{argument}: {kind}` as the caller passed it, and a "
+                f"run saw Dynamo break where `{reads[0][0].name.value}` reads it: a NumPy value (a parent's "
+                "`i >= np.log2(ratio)` is a `numpy.bool_`) is a tensor to Dynamo; store the Python "
+                f"`{kind}` the annotation promises (unsafe: code elsewhere reading the attribute gets that `{kind}`, "
+                "and a tensor of several values now raises when the module is built)"
+            ),
+            safety=Safety.UNSAFE,
+            resolves=seen,
         )
 
     def _replaceable(self, node: cst.CSTNode, imports: ImportTable, values: FunctionValues) -> bool:
@@ -261,3 +370,94 @@ class _Equivalents(cst.CSTTransformer):
         module, name, _ = _EQUIVALENTS[self.imports.qualify(original.func)]
         func: cst.BaseExpression = cst.Name(name) if module is None else cst.Attribute(cst.Name(self.math_name), cst.Name(name))
         return updated.with_changes(func=func)
+
+
+# The annotations whose Python value `__init__` can store in place of what the caller passed.
+_PYTHON_KINDS = frozenset({"bool", "int", "float"})
+
+
+def _annotated_arguments(init: cst.FunctionDef) -> dict[str, str]:
+    """`__init__`'s arguments annotated `bool`, `int` or `float` that its body never rebinds."""
+    rebound = bound_names(own_statements(init))
+    found = {}
+    for param in (*init.params.params, *init.params.kwonly_params):
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if isinstance(annotation, cst.Name) and annotation.value in _PYTHON_KINDS and param.name.value not in rebound:
+            found[param.name.value] = annotation.value
+    return found
+
+
+def _self_of(method: cst.FunctionDef) -> str | None:
+    """The name a method calls its instance (its first argument), None for a static method."""
+    if any(isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod") for d in method.decorators):
+        return None
+    return method.params.params[0].name.value if method.params.params else None
+
+
+def _is_attribute(node: cst.CSTNode, receiver: str | None, attribute: str) -> bool:
+    return (
+        receiver is not None and isinstance(node, cst.Attribute) and node.attr.value == attribute
+        and isinstance(node.value, cst.Name) and node.value.value == receiver
+    )
+
+
+def _stored_attribute(statement: cst.SimpleStatementLine, receiver: str) -> tuple[str, cst.BaseExpression] | None:
+    """`self.name = value` (one target), as (name, value)."""
+    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign) or len(statement.body[0].targets) != 1:
+        return None
+    target = statement.body[0].targets[0].target
+    if isinstance(target, cst.Attribute) and _is_attribute(target, receiver, target.attr.value):
+        return target.attr.value, statement.body[0].value
+    return None
+
+
+def _deciding_lines(method: cst.FunctionDef) -> list[cst.CSTNode]:
+    """The method's simple lines and `if`/`while` statements (a break there is at their test)."""
+    return [statement for statement in own_statements(method) if isinstance(statement, (cst.SimpleStatementLine, cst.If, cst.While))]
+
+
+def _reads_attribute(line: cst.CSTNode, receiver: str | None, attribute: str) -> bool:
+    """Whether the line reads the attribute (a compound statement: in its test)."""
+    read = line.test if isinstance(line, (cst.If, cst.While)) else line
+    return any(_is_attribute(node, receiver, attribute) for node in iter_nodes(read))
+
+
+def _writes_attribute(method: cst.FunctionDef, attribute: str) -> bool:
+    receiver = _self_of(method)
+    for node in iter_nodes(method):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        if any(_is_attribute(t, receiver, attribute) for target in targets for t in iter_nodes(target)):
+            return True
+    return False
+
+
+def _uses_as(kind: str, method: cst.FunctionDef, receiver: str | None, attribute: str) -> bool:
+    """Whether every read of the attribute in the method uses it as its annotation says: a `bool`
+    only as a truth value (`if`, `while`, a conditional expression, `not`, `and`, `or`), a number
+    anywhere but through its own attributes (`.item()`) or `~`."""
+    reads = {id(node) for node in iter_nodes(method) if _is_attribute(node, receiver, attribute)}
+    if kind == "bool":
+        truth: set[int] = set()
+        for node in iter_nodes(method):
+            if isinstance(node, (cst.If, cst.While, cst.IfExp)):
+                truth.update(_truth_operands(node.test))
+        return reads <= truth
+    for node in iter_nodes(method):
+        if isinstance(node, cst.Attribute) and id(node.value) in reads:
+            return False
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert) and id(node.expression) in reads:
+            return False
+    return True
+
+
+def _truth_operands(test: cst.BaseExpression) -> list[int]:
+    """The expressions a test asks for their truth: itself, or the operands of `not`, `and`, `or`."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _truth_operands(test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        return _truth_operands(test.left) + _truth_operands(test.right)
+    return [id(test)]

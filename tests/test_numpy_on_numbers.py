@@ -4,6 +4,7 @@ or skip a frame before the rewrite and compile into one graph after it, with the
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,35 @@ def test_spatial_axes_listed_through_a_tensor_compile_whole_as_a_range():
         assert original.frames > 1 or original.skipped_frames
         assert (fixed.graphs, fixed.skipped_frames, fixed.frames) == (1, 0, 1)
         torch.testing.assert_close(fixed.result, before_module.dice(x, y, batch))
+
+
+def test_a_numpy_flag_stored_as_its_annotated_bool_compiles_whole():
+    # HunyuanImage's refiner VAE (diffusers): the parent passes `i >= np.log2(ratio)`, a
+    # `numpy.bool_`, as a `bool` argument; Dynamo breaks where the block decides on it.
+    before_module, after_module = golden_modules(GOLDEN / "numpy_flag_argument_stored_as_bool.in.py")
+    torch.manual_seed(0)
+    before = before_module.Encoder()
+    after = after_module.Encoder()
+    after.load_state_dict(before.state_dict())
+    x = torch.randn(1, 4, 8, 4, 4)
+
+    original = compile_stats(before, x)
+    fixed = compile_stats(after, x)
+    assert original.graphs > 1 or original.skipped_frames
+    assert (fixed.graphs, fixed.skipped_frames, fixed.frames) == (1, 0, 1)
+    torch.testing.assert_close(fixed.result, before(x))
+
+
+def test_a_numpy_number_kept_at_construction_compiles_whole():
+    before_module, after_module = golden_modules(GOLDEN / "numpy_number_stored_at_construction.in.py")
+    torch.manual_seed(0)
+    before = before_module.Decoder()
+    after = after_module.Decoder()
+    after.load_state_dict(before.state_dict())
+    codes = torch.randn(2, 3, 4)
+
+    original = compile_stats(inspect.unwrap(type(before).forward).__get__(before), codes)
+    fixed = compile_stats(inspect.unwrap(type(after).forward).__get__(after), codes)
+    assert original.graphs > 1 or original.skipped_frames or original.frames > 1
+    assert (fixed.graphs, fixed.skipped_frames, fixed.frames) == (1, 0, 1)
+    torch.testing.assert_close(fixed.result, before(codes))
