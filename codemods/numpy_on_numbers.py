@@ -241,8 +241,8 @@ class NumpyOnNumbers(Rule):
             anchor=stored.value,
             message=(
                 f"`{self.context.code(statement)}` stores the argument `{argument}: {kind}` as the caller passed it, and a "
-                f"run saw Dynamo break where `{reads[0][0].name.value}` reads it: a NumPy value (a parent's "
-                "`i >= np.log2(ratio)` is a `numpy.bool_`) is a tensor to Dynamo; store the Python "
+                f"run saw Dynamo break where `{reads[0][0].name.value}` reads it: a NumPy value passed for it (such as "
+                "a parent's `i >= np.log2(ratio)`, a `numpy.bool_`) is a tensor to Dynamo; store the Python "
                 f"`{kind}` the annotation promises (unsafe: code elsewhere reading the attribute gets that `{kind}`, "
                 "and a tensor of several values now raises when the module is built)"
             ),
