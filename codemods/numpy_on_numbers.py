@@ -175,13 +175,18 @@ class NumpyOnNumbers(Rule):
         others = [m for m in methods if m is not init]
         imports = context.regions.imports
         math_name = imports.local_name("math")
-        values = context.function_values(init)
-        annotated = _annotated_arguments(init)
+        # An argument is taken only with a run's word (`_store_as_annotated`).
+        annotated = _annotated_arguments(init) if context.break_lines or context.data_dependent_lines else {}
         for statement in _own_lines(init):
             stored = _stored_attribute(statement, receiver)
             if stored is None:
                 continue
             attribute, value = stored
+            # Neither form (an annotated argument, a NumPy call): the class's methods are not read.
+            if not (isinstance(value, cst.Name) and value.value in annotated) and not (
+                isinstance(value, cst.Call) and imports.qualify(value.func) in _EQUIVALENTS
+            ):
+                continue
             if any(_writes_attribute(m, attribute) for m in others):
                 continue  # a method rebinds it: what `__init__` stored is not what they read
             reads = [(m, line) for m in others for line in _deciding_lines(m) if _reads_attribute(line, _self_of(m), attribute)]
@@ -193,7 +198,7 @@ class NumpyOnNumbers(Rule):
                 continue
             # The stored value is the NumPy number itself (`self.d = np.prod(shape)`); one only
             # passed to something else (`nn.Linear(int(np.prod(shape)), n)`) is not kept.
-            calls = [value] if self._replaceable(value, imports, values) and _arange_of_ints(value, imports) is None else []
+            calls = [value] if self._replaceable(value, imports, context.function_values(init)) else []
             compiled = any(context.regions.is_compiled(m) for m, _ in reads)
             if not calls or not (seen or compiled) or (math_name is None and "math" in imports.aliases):
                 continue
