@@ -9,7 +9,7 @@ from typing import Callable
 import libcst as cst
 
 from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
-from graphweld.analysis.names import decorator_name
+from graphweld.analysis.names import attribute_of, decorator_name, written_attributes
 from graphweld.analysis.scopes import bound_names, fresh_name, target_names
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -234,12 +234,12 @@ def _derived_of(
     assign = _single_assign(statement)
     if assign is None:
         return None
-    attribute = _attribute_of(assign.targets[0].target, receiver)
+    attribute = attribute_of(assign.targets[0].target, receiver)
     if attribute is None or attribute in buffers:
         return None
 
     def number(value: cst.BaseExpression) -> cst.BaseExpression | None:
-        read = _attribute_of(value, receiver)
+        read = attribute_of(value, receiver)
         if read is not None:
             twin = buffers.get(read)
             return None if twin is None else value.with_changes(attr=cst.Name(twin))  # type: ignore[union-attr]
@@ -253,7 +253,7 @@ def _derived_of(
         return None
 
     value = number(assign.value)
-    reads_buffer = any(_attribute_of(n, receiver) in buffers for n in iter_nodes(assign.value))
+    reads_buffer = any(attribute_of(n, receiver) in buffers for n in iter_nodes(assign.value))
     return (attribute, value) if value is not None and reads_buffer else None
 
 
@@ -308,7 +308,7 @@ def _buffer_of(statement: cst.BaseStatement, receiver: str, qualify: Callable) -
     small = statement.body[0]
     if isinstance(small, cst.Assign) and len(small.targets) == 1:
         target, call = small.targets[0].target, small.value
-        attribute = _attribute_of(target, receiver)
+        attribute = attribute_of(target, receiver)
         if (
             attribute is not None
             and isinstance(call, cst.Call)
@@ -320,7 +320,7 @@ def _buffer_of(statement: cst.BaseStatement, receiver: str, qualify: Callable) -
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         call = small.value
         if (
-            _attribute_of(call.func, receiver) == "register_buffer"
+            attribute_of(call.func, receiver) == "register_buffer"
             and len(call.args) >= 2
             and all(a.keyword is None for a in call.args[:2])
             and isinstance(call.args[0].value, cst.SimpleString)
@@ -361,30 +361,14 @@ def _assigns(method: cst.FunctionDef, buffers: dict[str, str]) -> bool:
     """Whether the method binds `self.BUF` (`=`, augmented, annotated) for one of the buffers."""
     if not method.params.params:
         return False
-    receiver = method.params.params[0].name.value
-    for n in iter_nodes(method.body):
-        targets: list[cst.BaseExpression] = []
-        if isinstance(n, cst.Assign):
-            targets = [t.target for t in n.targets]
-        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
-            targets = [n.target]
-        if any(_attribute_of(node, receiver) in buffers for target in targets for node in iter_nodes(target)):
-            return True
-    return False
+    return bool(written_attributes(method.body, method.params.params[0].name.value) & buffers.keys())
 
 
 def _reads(method: cst.FunctionDef, buffers: dict[str, str]) -> bool:
     if not method.params.params:
         return False
     receiver = method.params.params[0].name.value
-    return any(_attribute_of(n, receiver) in buffers for n in iter_nodes(method.body))
-
-
-def _attribute_of(node: cst.CSTNode, receiver: str | None) -> str | None:
-    """ATTR, for a node that is `receiver.ATTR` (`self.stride`); None for any other node."""
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and receiver is not None and node.value.value == receiver:
-        return node.attr.value
-    return None
+    return any(attribute_of(n, receiver) in buffers for n in iter_nodes(method.body))
 
 
 # -- the methods: where the values read from buffers go ----------------------------------------
@@ -716,7 +700,7 @@ class _Flow:
         return (arg.keyword is None or arg.keyword.value == "dtype") and self.conversion.qualify(arg.value) in _INTEGER_DTYPES
 
     def _is_buffer(self, node: cst.Attribute) -> bool:
-        return _attribute_of(node, self.receiver) in self.conversion.buffers
+        return attribute_of(node, self.receiver) in self.conversion.buffers
 
     def _is_method_of_class(self, func: cst.BaseExpression) -> bool:
         """`self.method` (or `ClassName.method`) naming a method of the class."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.names import attribute_of
 from graphweld.analysis.scopes import fresh_name, loaded_names
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -91,7 +92,7 @@ class LocalBufferCast(Rule):
                 body=[assign.with_changes(targets=[cst.AssignTarget(cst.Name(local))])]
             )
             reads = _AttributeToLocal(receiver, name, local)
-            extra = [(s, [s.visit(reads)]) for s in rest if any(_is_attribute(n, receiver, name) for n in iter_nodes(s))]
+            extra = [(s, [s.visit(reads)]) for s in rest if any(attribute_of(n, receiver) == name for n in iter_nodes(s))]
             message = (
                 f"`{receiver}.{name} = {context.code(assign.value)}` assigns a converted tensor back to an "
                 f"`nn.Buffer`, which breaks the graph (GB4841); keep it in a local `{local}` (unsafe: the module's "
@@ -108,15 +109,6 @@ def _owning_class(module: cst.Module, function: cst.FunctionDef) -> cst.ClassDef
     return None
 
 
-def _is_attribute(node: cst.CSTNode, receiver: str, name: str) -> bool:
-    return (
-        isinstance(node, cst.Attribute)
-        and node.attr.value == name
-        and isinstance(node.value, cst.Name)
-        and node.value.value == receiver
-    )
-
-
 def _converted_buffer(statement: cst.CSTNode, receiver: str) -> str | None:
     """`name` for `receiver.name = receiver.name.to(...)` (conversions only, chained or not)."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
@@ -131,7 +123,7 @@ def _converted_buffer(statement: cst.CSTNode, receiver: str) -> str | None:
     converted = False
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _CONVERSIONS:
         value, converted = value.func.value, True
-    return target.attr.value if converted and _is_attribute(value, receiver, target.attr.value) else None
+    return target.attr.value if converted and attribute_of(value, receiver) == target.attr.value else None
 
 
 def _made_with_buffer(owner: cst.ClassDef, name: str, qualify) -> bool:  # type: ignore[no-untyped-def]
@@ -140,7 +132,7 @@ def _made_with_buffer(owner: cst.ClassDef, name: str, qualify) -> bool:  # type:
         if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__" and statement.params.params:
             receiver = statement.params.params[0].name.value
             for node in iter_nodes(statement.body):
-                if isinstance(node, cst.Assign) and len(node.targets) == 1 and _is_attribute(node.targets[0].target, receiver, name):
+                if isinstance(node, cst.Assign) and len(node.targets) == 1 and attribute_of(node.targets[0].target, receiver) == name:
                     if isinstance(node.value, cst.Call) and qualify(node.value.func) == "torch.nn.Buffer":
                         return True
     return False
@@ -156,7 +148,7 @@ def _assigns_attribute(statements: list[cst.BaseStatement], receiver: str, name:
                 targets = [node.target]
             elif isinstance(node, cst.Del):
                 targets = [node.target]
-            if any(_is_attribute(t, receiver, name) for t in targets):
+            if any(attribute_of(t, receiver) == name for t in targets):
                 return True
     return False
 
@@ -176,4 +168,4 @@ class _AttributeToLocal(cst.CSTTransformer):
         self.receiver, self.name, self.local = receiver, name, local
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        return cst.Name(self.local) if _is_attribute(original, self.receiver, self.name) else updated
+        return cst.Name(self.local) if attribute_of(original, self.receiver) == self.name else updated

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.analysis.names import ImportTable
+from graphweld.analysis.names import ImportTable, attribute_of, written_attributes
 from graphweld.analysis.scopes import bound_names, mentioned_names, own_statements
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.rule import Rule, Safety
@@ -187,7 +187,7 @@ class NumpyOnNumbers(Rule):
                 isinstance(value, cst.Call) and imports.qualify(value.func) in _EQUIVALENTS
             ):
                 continue
-            if any(_writes_attribute(m, attribute) for m in others):
+            if any(attribute in written_attributes(m, _self_of(m)) for m in others):
                 continue  # a method rebinds it: what `__init__` stored is not what they read
             reads = [(m, line) for m in others for line in _deciding_lines(m) if _reads_attribute(line, _self_of(m), attribute)]
             if not reads:
@@ -399,21 +399,13 @@ def _self_of(method: cst.FunctionDef) -> str | None:
     return method.params.params[0].name.value if method.params.params else None
 
 
-def _is_attribute(node: cst.CSTNode, receiver: str | None, attribute: str) -> bool:
-    return (
-        receiver is not None and isinstance(node, cst.Attribute) and node.attr.value == attribute
-        and isinstance(node.value, cst.Name) and node.value.value == receiver
-    )
-
-
 def _stored_attribute(statement: cst.SimpleStatementLine, receiver: str) -> tuple[str, cst.BaseExpression] | None:
     """`self.name = value` (one target), as (name, value)."""
     if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign) or len(statement.body[0].targets) != 1:
         return None
     target = statement.body[0].targets[0].target
-    if isinstance(target, cst.Attribute) and _is_attribute(target, receiver, target.attr.value):
-        return target.attr.value, statement.body[0].value
-    return None
+    attribute = attribute_of(target, receiver)
+    return None if attribute is None else (attribute, statement.body[0].value)
 
 
 def _deciding_lines(method: cst.FunctionDef) -> list[cst.CSTNode]:
@@ -424,27 +416,14 @@ def _deciding_lines(method: cst.FunctionDef) -> list[cst.CSTNode]:
 def _reads_attribute(line: cst.CSTNode, receiver: str | None, attribute: str) -> bool:
     """Whether the line reads the attribute (a compound statement: in its test)."""
     read = line.test if isinstance(line, (cst.If, cst.While)) else line
-    return any(_is_attribute(node, receiver, attribute) for node in iter_nodes(read))
-
-
-def _writes_attribute(method: cst.FunctionDef, attribute: str) -> bool:
-    receiver = _self_of(method)
-    for node in iter_nodes(method):
-        targets: list[cst.BaseExpression] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            targets = [node.target]
-        if any(_is_attribute(t, receiver, attribute) for target in targets for t in iter_nodes(target)):
-            return True
-    return False
+    return any(attribute_of(node, receiver) == attribute for node in iter_nodes(read))
 
 
 def _uses_as(kind: str, method: cst.FunctionDef, receiver: str | None, attribute: str) -> bool:
     """Whether every read of the attribute in the method uses it as its annotation says: a `bool`
     only as a truth value (`if`, `while`, a conditional expression, `not`, `and`, `or`), a number
     anywhere but through its own attributes (`.item()`) or `~`."""
-    reads = {id(node) for node in iter_nodes(method) if _is_attribute(node, receiver, attribute)}
+    reads = {id(node) for node in iter_nodes(method) if attribute_of(node, receiver) == attribute}
     if kind == "bool":
         truth: set[int] = set()
         for node in iter_nodes(method):

@@ -57,6 +57,29 @@ def root_expression(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+def attribute_of(node: cst.CSTNode, receiver: str | None) -> str | None:
+    """ATTR, for a node that is `receiver.ATTR` (`self.stride`); None for any other node."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and receiver is not None and node.value.value == receiver:
+        return node.attr.value
+    return None
+
+
+def written_attributes(root: cst.CSTNode, receiver: str | None) -> set[str]:
+    """The attributes of `receiver` that code under `root` binds (`self.a = ...`, augmented,
+    annotated, also inside a tuple target)."""
+    from graphweld.walk import iter_nodes
+
+    written = set()
+    for node in iter_nodes(root):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        written.update(name for target in targets for n in iter_nodes(target) if (name := attribute_of(n, receiver)) is not None)
+    return written
+
+
 def _module_name(node: cst.BaseExpression) -> str:
     name = dotted_name(node)
     return name or ""
