@@ -136,7 +136,10 @@ def test_unsafe_fix_writes_the_measured_setting_before_the_entrys_own_compile_ca
     result = invoke("fix", "--entry", str(entry), *EAGER, "--unsafe-fixes", "--format", "json", str(tmp_path))
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert data["capture_setting_fix"] == {"path": str(entry), "line": 14, "settings": ["capture_scalar_outputs"]}
+    assert data["capture_setting_fix"] == {
+        "path": str(entry), "line": 15, "settings": ["capture_scalar_outputs"],
+        "measured": "as written: graph breaks 1 -> 0, graphs 2 -> 1, outputs equal",
+    }
     assert entry.read_text() == SELF_COMPILING.replace(
         "    return torch.compile(Normalize())",
         "    # Measured by graphweld fix --entry: fewer graph breaks, outputs equal to eager.\n"
@@ -182,3 +185,114 @@ def test_explain_measures_resuming_in_nested_frames_which_no_hint_names():
     # Dynamo resumes inside the helper instead of breaking in its caller too.
     assert (trial["graph_breaks_before"], trial["graph_breaks_after"]) == (2, 1)
     assert (trial["graphs_before"], trial["graphs_after"]) == (3, 2)
+
+
+# -- the setting composed with the rewrites kept in the same file (one write per file) -------------
+
+def _setting_fix(text: str, *settings: str, kept: str | None = None):
+    from graphweld.runs.capture_fix import capture_setting_fix
+    from graphweld.runs.explanation import CaptureTrial
+    from graphweld.source import SourceFile
+
+    # Only the names of the settings are read when the text is made.
+    trial = CaptureTrial(tuple(settings), None, None)  # type: ignore[arg-type]
+    return capture_setting_fix(SourceFile("entry.py", text, "utf-8"), trial, kept)
+
+
+DECORATED = '''import torch
+
+# The model's forward, compiled.
+@torch.compile
+def f(x):
+    return x + 1
+'''
+
+
+def test_a_setting_before_a_decorated_definition_reads_as_a_person_writes_it():
+    fix = _setting_fix(DECORATED, "nested_graph_breaks")
+    assert fix.fixed == '''import torch
+
+# Measured by graphweld fix --entry: fewer graph breaks, outputs equal to eager.
+torch._dynamo.config.nested_graph_breaks = True
+
+
+# The model's forward, compiled.
+@torch.compile
+def f(x):
+    return x + 1
+'''
+    # Where the setting stands as written; the compiled definition's line in the file as given.
+    assert (fix.line, fix.line_as_given) == (4, 5)
+    # Written onto a text that already holds one, the file still parses and reads the same way.
+    again = _setting_fix(fix.fixed, "capture_scalar_outputs")
+    compile(again.fixed, "entry.py", "exec")
+    assert "torch._dynamo.config.capture_scalar_outputs = True\n\n\n# The model's forward" in again.fixed
+
+
+def test_the_setting_is_written_onto_the_kept_rewrite_of_the_entry_not_onto_the_file_as_given():
+    kept = DECORATED.replace("    return x + 1\n", "    y = x + 1\n    return y\n").replace("import torch\n", "import torch\nimport math\n")
+    fix = _setting_fix(DECORATED, "nested_graph_breaks", kept=kept)
+    # The kept rewrite is in the text written, with the setting.
+    assert "    y = x + 1\n    return y\n" in fix.fixed and "import math\n" in fix.fixed
+    assert "torch._dynamo.config.nested_graph_breaks = True" in fix.fixed
+    # Where it stands as written, and the compile it goes before in the file as given.
+    assert fix.fixed.splitlines()[fix.line - 1] == "torch._dynamo.config.nested_graph_breaks = True"
+    assert DECORATED.splitlines()[fix.line_as_given - 1] == "def f(x):"
+    compile(fix.fixed, "entry.py", "exec")
+
+
+LOOP_PROGRAM = '''import torch
+
+@torch.compile
+def pyramid(x):
+    outs = []
+    for scale in (1.0, 0.5, 0.25):
+        y = torch.nn.functional.interpolate(x, scale_factor=scale, mode="bilinear")
+        torch._dynamo.graph_break()
+        outs.append(y.mean())
+    return outs[0] + outs[1] + outs[2]
+
+
+def my_model_function():
+    return pyramid
+
+
+def GetInput():
+    return torch.randn(1, 3, 16, 16)
+'''
+
+
+@pytest.mark.slow
+def test_unsafe_fixes_write_the_kept_rewrite_and_the_setting_into_one_file(tmp_path: Path):
+    # A program that compiles itself and breaks in a loop: unroll-loop is verified and kept, and
+    # nested_graph_breaks then measured on top of it. Both must end up in the one file written.
+    entry = tmp_path / "prog.py"
+    entry.write_text(LOOP_PROGRAM)
+    diff = invoke("fix", "--entry", str(entry), *EAGER, "--unsafe-fixes", "--diff", str(entry))
+    assert diff.exit_code == 1, diff.output
+    # One patch for the file, holding both.
+    assert diff.stdout.count("\n--- ") + diff.stdout.startswith("--- ") == 1
+    assert "+    _loop_body(0.5)" in diff.stdout and "+torch._dynamo.config.nested_graph_breaks = True" in diff.stdout
+    assert entry.read_text() == LOOP_PROGRAM
+
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--unsafe-fixes", "--format", "json", str(entry))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    written = entry.read_text()
+    compile(written, str(entry), "exec")
+    assert data["kept"] == {str(entry): ["unroll-loop"]}
+    assert data["capture_setting_fix"]["settings"] == ["nested_graph_breaks"]
+    assert data["capture_setting_fix"]["measured"].startswith("as written, with the 1 kept rewrite(s) (against those alone): ")
+    assert "    _loop_body(0.25)\n" in written and "for scale in" not in written
+    assert written.splitlines()[data["capture_setting_fix"]["line"] - 1] == "torch._dynamo.config.nested_graph_breaks = True"
+    # Separated from the decorated definition by the usual two blank lines.
+    assert "torch._dynamo.config.nested_graph_breaks = True\n\n\n@torch.compile\n" in written
+    # The picture reported is the one the written file shows when run as it is.
+    shown = json.loads(invoke("explain", str(entry), *EAGER, "--format", "json").stdout)
+    assert data["after"]["skipped_frames"] == shown["skipped_frames"] == 0
+    assert (data["after"]["graph_breaks"], data["after"]["graphs"]) == (shown["graph_breaks"], shown["graphs"])
+    assert data["after"]["graph_breaks"] < 6  # the unrolled loop alone breaks 6 times, 2 per call
+
+    again = invoke("fix", "--entry", str(entry), *EAGER, "--unsafe-fixes", str(entry))
+    assert again.exit_code == 0, again.output
+    assert entry.read_text() == written

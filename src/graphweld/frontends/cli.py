@@ -685,11 +685,11 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
             err.print(lines_note(AS_WRITTEN if write else AS_GIVEN), highlight=False)
         print_trials(err, trials)
         if setting_fix is not None:
-            if show_diff:
-                print_diff(out, unified_diff(setting_fix.path, setting_fix.source.text, setting_fix.fixed))
+            # Its file's diff is above: the setting is composed with the rewrites kept there.
             action = "fixed" if write else "would fix"
+            line = setting_fix.line if write else setting_fix.line_as_given
             err.print(
-                f"[bold]{short_path(setting_fix.path)}:{setting_fix.line}[/]: capture-setting \\[unsafe] measured, "
+                f"[bold]{short_path(setting_fix.path)}:{line}[/]: capture-setting \\[unsafe] measured, "
                 f"{action}: {setting_fix.message}",
                 highlight=False,
             )

@@ -595,7 +595,8 @@ def verified_fix_as_json(result, after, remaining, written: bool) -> str:  # typ
         "device": result.before.device,
         "before": picture(result.before),
         "after": picture(after),
-        "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items()},
+        # The rules' changes by file (a file holding only a capture setting is under capture_setting_fix).
+        "kept": {path: [c.rule for c in candidate.applied] for path, candidate in result.kept.items() if candidate.applied},
         "effects": [
             {"path": path, "line": change.location.line, "rule": change.rule, "effect": effect,
              "exercised": result.exercised.get((path, change))}
@@ -607,7 +608,8 @@ def verified_fix_as_json(result, after, remaining, written: bool) -> str:  # typ
         "recompile_sites": recompiles_as_json(after),
         "capture_settings": trials_as_json(result.trials),
         "capture_setting_fix": None if setting_fix is None else {
-            "path": setting_fix.path, "line": setting_fix.line, "settings": list(setting_fix.trial.settings),
+            "path": setting_fix.path, "line": setting_fix.line if written else setting_fix.line_as_given,
+            "settings": list(setting_fix.trial.settings), "measured": setting_fix.measured,
         },
         "capture_setting_note": result.setting_note,
         "rounds": [

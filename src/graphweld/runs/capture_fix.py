@@ -8,7 +8,9 @@ is global to the process, so it belongs where the user compiles, not where the b
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
+from typing import Sequence
 
 import libcst as cst
 
@@ -16,23 +18,32 @@ from graphweld.runs.explanation import CaptureTrial
 from graphweld.analysis.names import ImportTable
 from graphweld.positions import node_spans
 from graphweld.analysis.regions import COMPILE_DECORATORS
+from graphweld.edits import LineMap
 from graphweld.source import SourceFile
 from graphweld.walk import iter_nodes
 
 
 @dataclass(frozen=True)
 class CaptureSettingFix:
+    """The setting written into the entry. `fixed` is the entry's whole text as written: the
+    setting composed onto the rewrites kept in the same file, so the file is written once. `line`
+    is where the setting stands in that text, `line_as_given` the line, in the file as given, of
+    the compile it goes before. `measured` says what a run of the files exactly as written showed."""
+
     path: str
     source: SourceFile
     fixed: str
     line: int
+    line_as_given: int
     trial: CaptureTrial
+    measured: str = ""
 
     @property
     def message(self) -> str:
+        measured = self.measured or f"{self.trial.line()}, not yet run as written"
         return (
             f"set {', '.join(self.trial.settings)} before the torch.compile call (unsafe: the setting is global to "
-            f"the process; measured {self.trial.line()})"
+            f"the process; measured {measured})"
         )
 
 
@@ -62,29 +73,58 @@ def capture_setting_fix(source: SourceFile, trial: CaptureTrial) -> CaptureSetti
             + ", ".join(f"`torch._dynamo.config.{name} = True`" for name in trial.settings)
             + " where you compile it"
         )
-    lines = "".join(f"{torch_name}._dynamo.config.{name} = True\n" for name in trial.settings)
-    settings = [cst.parse_statement(line + "\n") for line in lines.splitlines()]
-    settings[0] = settings[0].with_changes(
-        leading_lines=(
-            *holder.leading_lines,
-            cst.EmptyLine(comment=cst.Comment("# Measured by graphweld fix --entry: fewer graph breaks, outputs equal to eager.")),
-        )
-    )
-    replaced = module.deep_replace(holder, cst.FlattenSentinel([*settings, holder.with_changes(leading_lines=())]))
-    line = node_spans(module, [holder]).get(id(holder))
-    return CaptureSettingFix(source.path, source, replaced.code, line.start_line if line else 1, trial)
+    statements = [cst.parse_statement(f"{torch_name}._dynamo.config.{name} = True\n") for name in trial.settings]
+    above, attached = _split_leading_lines(holder.leading_lines)
+    statements[0] = statements[0].with_changes(leading_lines=(*above, cst.EmptyLine(comment=cst.Comment(MARKER))))
+    # A definition keeps the blank lines a person puts above one (two at the top level, one inside
+    # a block); a plain statement follows the settings directly.
+    if isinstance(holder, (cst.FunctionDef, cst.ClassDef)):
+        blank = 2 if holder in module.body else 1
+        attached = (*[cst.EmptyLine()] * blank, *attached)
+    replaced = module.deep_replace(holder, cst.FlattenSentinel([*statements, holder.with_changes(leading_lines=attached)]))
+    assert isinstance(replaced, cst.Module)
+    span = node_spans(module, [holder]).get(id(holder))
+    holder_line = span.start_line if span else 1
+    line_as_given = LineMap.between(source.text, text).to_old(holder_line) if text != source.text else holder_line
+    fixed = replaced.code
+    return CaptureSettingFix(source.path, source, fixed, _first_inserted(text, fixed, f"{torch_name}._dynamo.config."), line_as_given, trial)
+
+
+# The comment above a written setting.
+MARKER = "# Measured by graphweld fix --entry: fewer graph breaks, outputs equal to eager."
+
+
+def _split_leading_lines(lines: Sequence[cst.EmptyLine]) -> tuple[tuple[cst.EmptyLine, ...], tuple[cst.EmptyLine, ...]]:
+    """A statement's leading lines as the blank lines above it and the comment block attached to
+    it (from its first comment on): the settings go between the two."""
+    for index, line in enumerate(lines):
+        if line.comment is not None:
+            return tuple(lines[:index]), tuple(lines[index:])
+    return tuple(lines), ()
+
+
+def _first_inserted(old: str, new: str, prefix: str) -> int:
+    """The line of `new` (1-based) of the first line inserted into `old` that starts with `prefix`."""
+    new_lines = new.splitlines()
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new_lines, autojunk=False)
+    for tag, _, _, first, last in matcher.get_opcodes():
+        if tag in ("insert", "replace"):
+            for index in range(first, last):
+                if new_lines[index].lstrip().startswith(prefix):
+                    return index + 1
+    return 1
 
 
 def setting_writable(source: SourceFile) -> bool:
     """Whether a capture setting can be written in the entry: it imports torch and compiles."""
-    place = _setting_place(source)
+    place = _setting_place(source.text)
     return place is not None and place[2] is not None
 
 
-def _setting_place(source: SourceFile) -> tuple[cst.Module, str, cst.BaseStatement | None] | None:
+def _setting_place(text: str) -> tuple[cst.Module, str, cst.BaseStatement | None] | None:
     """The entry's module, its name for torch and the statement a setting goes before (None when
     it compiles nothing itself); None when it does not import torch."""
-    module = cst.parse_module(source.text)
+    module = cst.parse_module(text)
     imports = ImportTable()
     for node in iter_nodes(module):
         if isinstance(node, cst.Import):

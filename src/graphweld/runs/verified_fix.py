@@ -22,6 +22,7 @@ picture is not strictly better than the last keeps nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import time
@@ -168,6 +169,7 @@ def fix_verified(
         )
         _choose_capture_setting(target, settings, result)
         _weigh_eager_helpers(target, settings, result, progress, note)
+        _measure_setting_as_written(target, settings, result, progress)
     if write:
         _write(result)
     return result
@@ -220,8 +222,13 @@ def _choose_capture_setting(target: EntryTarget, settings: Settings, result: Ver
         result.setting_note = "a setting is global to the process, so writing it is an unsafe fix (--unsafe-fixes)"
         return
     path = target.entry.partition("::")[0]
+    kept = result.kept.get(_kept_key(result, path))
     try:
-        fix = capture_setting_fix(read_source(path), trial)
+        # Onto the entry as the kept rewrites left it: the file is written once, with both.
+        if kept is not None:
+            fix = capture_setting_fix(kept.source, trial, kept.fixed)
+        else:
+            fix = capture_setting_fix(read_source(path), trial)
     except (SourceError, cst.ParserSyntaxError) as exc:
         result.setting_note = str(exc)
         return
@@ -229,6 +236,57 @@ def _choose_capture_setting(target: EntryTarget, settings: Settings, result: Ver
         result.setting_note = fix
     else:
         result.setting_fix = fix
+
+
+def _kept_key(result: VerifiedFix, path: str) -> str:
+    """The key of `result.kept` naming the same file as `path` (or `path` itself)."""
+    real = os.path.realpath(path)
+    return next((key for key in result.kept if os.path.realpath(key) == real), path)
+
+
+def _measure_setting_as_written(
+    target: EntryTarget, settings: Settings, result: VerifiedFix, progress: Callable[[str], None]
+) -> None:
+    """Run the files exactly as they would be written (the kept rewrites, the setting in the
+    entry's text, no setting passed by graphweld) and judge that run against the kept rewrites
+    alone. It verifies: the setting joins the entry's kept text (one write per file) and this run
+    is the result's picture. It does not: the setting is not written, and the note says why."""
+    fix = result.setting_fix
+    if fix is None:
+        return
+    key = _kept_key(result, fix.path)
+    texts = {**result.texts, os.path.realpath(fix.path): fix.fixed}
+    progress(f"verifying {', '.join(fix.trial.settings)} as written in {os.path.basename(fix.path)}, with the kept rewrites (compiled run)")
+    without = result.after or result.before
+    try:
+        written = target.compiled(texts)
+        verdict = target.judge(result.before, written, check_shown=False, previous=without)
+    except EntryError as exc:
+        verdict, written = failed(exc), None
+    if written is None or not verdict.better:
+        why = "; ".join(verdict.problems) or "the compile picture is no better than without it"
+        result.setting_fix = None
+        result.setting_note = f"written into {os.path.basename(fix.path)} with the kept rewrites, it does not verify: {why}"
+        return
+    kept = result.kept.get(key)
+    result.kept[key] = Candidate(fix.source, fix.fixed, kept.applied if kept is not None else [])
+    rewrites = sum(len(candidate.applied) for candidate in result.kept.values())
+    with_rewrites = f", with the {rewrites} kept rewrite(s) (against those alone)" if rewrites else ""
+    result.setting_fix = dataclasses.replace(
+        fix, measured=f"as written{with_rewrites}: {_picture_change(without, written)}, outputs equal"
+    )
+    result.after = written
+    result.remaining = explain_sites(written, settings, texts=result.texts, dropped=[(t.change, t.why) for t in result.dropped])
+
+
+def _picture_change(before: RunReport, after: RunReport) -> str:
+    """What changed between two runs' pictures: skipped frames, breaks, graphs."""
+    said = []
+    if before.skipped_frames != after.skipped_frames:
+        said.append(f"skipped frames {before.skipped_frames} -> {after.skipped_frames}")
+    said.append(f"graph breaks {len(before.breaks)} -> {len(after.breaks)}")
+    said.append(f"graphs {before.graphs} -> {after.graphs}")
+    return ", ".join(said)
 
 
 # The rule whose change gives up tracing a helper: a capture setting may trace it whole instead.
@@ -317,17 +375,12 @@ def _without_disable(fixed: str, original: str, count: int) -> str | None:
 
 
 def _write(result: VerifiedFix) -> None:
+    # One write per file: a capture setting is already composed into its file's kept text.
     for path, candidate in sorted(result.kept.items()):
         try:
             write_atomically(path, candidate.source.encode(candidate.fixed))
         except SourceError as exc:
             result.errors[path] = str(exc)
-    fix = result.setting_fix
-    if fix is not None:
-        try:
-            write_atomically(fix.path, fix.source.encode(fix.fixed))
-        except SourceError as exc:
-            result.errors[fix.path] = str(exc)
     result.written = True
 
 
