@@ -224,6 +224,9 @@ class Rule:
     # break's stack, in `RuleContext.stack_lines`, not at the break): it runs on such files even
     # where nothing is known to be compiled.
     fixes_from_callers: ClassVar[bool] = False
+    # Whether a compiled run of the rewrite prints other numbers than eager (timings that read 0
+    # while compiling): its printed lines are compared with their numbers aside.
+    varies_printed_numbers: ClassVar[bool] = False
     # Whether the names in `extra-breakers` count as trigger words too.
     triggered_by_configured_breakers: ClassVar[bool] = False
     # The node types whose visit_* methods the dispatcher calls.

@@ -533,6 +533,8 @@ def explain(entry: str | None, device: str, compile_options: str | None, timeout
         click.echo(explanation_as_json(report, explained, trials))
         return
     out = _table_stdout()
+    if report.compile_fails:
+        out.print(f"[red]The compiled run fails[/] with {report.compile_error}; the eager run does not.", highlight=False)
     if explained:
         where = f"{report.device}, " if report.device else ""
         out.print(break_sites_table(f"graph breaks ({where}torch {report.torch_version})", explained_sites(explained)))

@@ -234,6 +234,7 @@ def picture(report) -> dict[str, object]:  # type: ignore[no-untyped-def]
     checked)."""
     return {
         "compiled_by": report.compiled_by,
+        "compile_error": report.compile_error,
         "graphs": report.graphs,
         "ops": report.ops,
         "skipped_frames": report.skipped_frames,
@@ -258,6 +259,7 @@ def picture_rows(report) -> list[tuple[str, str]]:  # type: ignore[no-untyped-de
         fullgraph += " (breaks measured with it relaxed)"
     return [
         ("compiled by", report.compiler),
+        ("compiled run", "fails" if report.compile_fails else "runs"),
         ("graphs", str(report.graphs)),
         ("ops in graphs (not judged)", str(report.ops)),
         ("skipped frames", str(report.skipped_frames)),

@@ -55,15 +55,19 @@ def best_trial(trials: list[CaptureTrial]) -> CaptureTrial | None:
     return min(useful, key=lambda t: (picture(t.after), len(t.settings)), default=None)
 
 
-def picture(report) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
-    """What a run's compile looks like, worst first: skipped frames, breaks, graphs."""
-    return (report.skipped_frames, len(report.breaks), report.graphs)
+def picture(report) -> tuple[int, int, int, int]:  # type: ignore[no-untyped-def]
+    """What a run's compile looks like, worst first: whether the compiled run fails, skipped
+    frames, breaks, graphs."""
+    return (int(report.compile_fails), report.skipped_frames, len(report.breaks), report.graphs)
 
 
-def capture_setting_fix(source: SourceFile, trial: CaptureTrial) -> CaptureSettingFix | str:
+def capture_setting_fix(source: SourceFile, trial: CaptureTrial, text: str | None = None) -> CaptureSettingFix | str:
     """The entry's text with the trial's settings assigned before its first `torch.compile` call
-    (or the function decorated with it); a one-line reason when there is none to put them by."""
-    place = _setting_place(source)
+    (or the function decorated with it); a one-line reason when there is none to put them by.
+    `text` is the entry as the kept rewrites left it (default: as given): the setting is written
+    onto it, never onto a second read of the file."""
+    text = source.text if text is None else text
+    place = _setting_place(text)
     if place is None:
         return "the entry does not `import torch`"
     module, torch_name, holder = place

@@ -80,10 +80,14 @@ class BreakSite:
     # The Dynamo switches the break's own hints ask to turn on (`capture_scalar_outputs` for an
     # `.item()` Dynamo cannot trace): what a run measures for it.
     settings: tuple[str, ...] = ()
+    # Not a break: the compiled run raised here (`RunReport.compile_failure`).
+    fails: bool = False
 
     @property
     def kind(self) -> str:
-        """For a person: "graph break", "skipped frame" or "skipped rest of frame"."""
+        """For a person: "graph break", "skipped frame", "skipped rest of frame" or "compile fails"."""
+        if self.fails:
+            return "compile fails"
         return {"frame": "skipped frame", "rest": "skipped rest of frame"}.get(self.skipped, "skipped frame" if self.skipped_frame else "graph break")
 
     def in_code(self, wanted: Callable[[str], bool]) -> "BreakSite | None":
@@ -166,7 +170,7 @@ def sites_by_file(report: RunReport, wanted: Callable[[str], bool]) -> tuple[dic
     files call it), per file, and how many sites lie outside them."""
     placed: dict[str, list[BreakSite]] = {}
     outside = 0
-    for site in report.sites:
+    for site in report.fix_sites:
         moved = site.in_code(wanted)
         if moved is None:
             outside += 1
@@ -263,6 +267,19 @@ class RunReport:
     # The Dynamo switches measured for any break whatever its hints (`nested_graph_breaks`) that
     # the run's torch has, off in this run.
     resume_settings: tuple[str, ...] = ()
+    # The compiled run raised (the eager run did not): the exception's first line, and where in
+    # the user's code (`compile_failure`). Its outputs are missing, its picture "compile fails".
+    compile_error: str | None = None
+    compile_failure: BreakSite | None = None
+
+    @property
+    def compile_fails(self) -> bool:
+        return self.compile_error is not None
+
+    @property
+    def fix_sites(self) -> list[BreakSite]:
+        """The sites a fix works on: where the compiled run raised, first, then the break sites."""
+        return [*([self.compile_failure] if self.compile_failure is not None else []), *self.sites]
 
     @property
     def compiler(self) -> str:
@@ -422,6 +439,27 @@ def run_entry(
         backward_graphs=result.get("backward_graphs"),
         coverage={file: {int(line): count for line, count in lines.items()} for file, lines in result.get("coverage", {}).items()},
         resume_settings=tuple(result.get("resume_settings", ())),
+        compile_error=result.get("compile_error"),
+        compile_failure=_failure_site(result),
+    )
+
+
+def _failure_site(result: dict[str, Any]) -> BreakSite | None:
+    """Where the compiled run raised, as a site at the user's line (the innermost frame of the
+    user's code it passed through)."""
+    error = result.get("compile_error")
+    if error is None:
+        return None
+    stack = tuple((frame[0], frame[1], frame[2]) for frame in result.get("compile_error_stack", []))
+    site = result.get("compile_error_site", "")
+    file, _, line = site.rpartition(":")
+    if stack:
+        file, line = stack[-1][0], str(stack[-1][1])
+    if not file or not line.isdigit():
+        return None  # raised outside the user's code: reported with the picture, placed nowhere
+    return BreakSite(
+        file=file, line=int(line), gb="", reason=f"the compiled run raises {error}", hint="", skipped_frame=False,
+        explanation=result.get("compile_error_explanation", ""), stack=stack, fails=True,
     )
 
 

@@ -44,14 +44,15 @@ def user_sites(report: RunReport) -> list[BreakSite]:
     """The run's break sites, each moved out of the standard library and torch to the innermost
     caller in the user's code (or a third-party package), without duplicates."""
     placed: dict[tuple[str, int, str], BreakSite] = {}
-    for site in report.sites:
+    for site in report.fix_sites:
         moved = site.in_code(lambda file: not is_library_file(file)) or site
         key = (moved.file, moved.line, moved.gb)
         if key in placed:
             # Breaks in library code placed at the same line of the user's code: counted together.
             moved = dataclasses.replace(placed[key], count=placed[key].count + moved.count)
         placed[key] = moved
-    return sorted(placed.values(), key=lambda s: (s.file, s.line))
+    # Where the compiled run raised comes first: nothing after it ran compiled.
+    return sorted(placed.values(), key=lambda s: (not s.fails, s.file, s.line))
 
 
 def explain_sites(
@@ -124,7 +125,10 @@ def culprit(site: BreakSite, line_of: Callable[[str, int], str]) -> str:
     first), and, for a frame Dynamo skipped whole, the statement it could not resume in.
     `line_of(file, line)`: a line's text. "" when there is nothing beyond Dynamo's reason."""
     said: list[str] = []
-    named = _NAMED_CALLEE.search(site.explanation) if "skip" in site.reason.lower() or "trace the builtin" in site.explanation else None
+    if site.fails:
+        statement = line_of(site.file, site.line)
+        said.append(f"raised at `{statement}`" if statement else "raised here")
+    named = None if site.fails else _NAMED_CALLEE.search(site.explanation) if "skip" in site.reason.lower() or "trace the builtin" in site.explanation else None
     if named is not None:
         said.append(f"the call to `{named.group(1)}`")
     frames: list[tuple[str, int, str]] = []
@@ -204,7 +208,7 @@ class CaptureTrial:
 
     @property
     def outputs_equal(self) -> bool:
-        return all(leaf.equal for leaf in compare_calls(self.after, self.after))
+        return not self.after.compile_fails and all(leaf.equal for leaf in compare_calls(self.after, self.after))
 
     def line(self) -> str:
         outputs = "outputs equal" if self.outputs_equal else "outputs differ from eager"
@@ -288,6 +292,10 @@ def explain_target(
 
     if isinstance(target, EntryTarget):
         report = target.runs.run(target.entry, ("compiled",))
+        if report.compile_fails:
+            # Only a program that fails eagerly too is an error of the run (raised here).
+            progress("the compiled run fails: running the entry eagerly")
+            target.runs.run(target.entry, ("eager",))
         # Breaks on reading tensor values into Python: measure what the Dynamo setting that
         # captures them would change (breaks, graphs, and outputs against eager).
         trials = measure_capture_settings(

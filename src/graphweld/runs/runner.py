@@ -726,6 +726,29 @@ class FullgraphFailed(Exception):
     """The program's own `fullgraph=True` compile failed: measured again with it relaxed."""
 
 
+class CompiledRunFailed(Exception):
+    """The compiled run raised (in Dynamo, in fake-tensor propagation or in the compiled code):
+    `error` the exception, `compiled_by` who made the compile that failed."""
+
+    def __init__(self, error: BaseException, compiled_by: str) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.compiled_by = compiled_by
+
+    def fields(self) -> dict[str, Any]:
+        """The run report's fields for the failure: where in the user's code, and Dynamo's word."""
+        error = self.error
+        return dict(
+            compiled_by=self.compiled_by,
+            compile_error=_first_line(error),
+            compile_error_site=error_site(error),
+            compile_error_stack=user_stack(error),
+            compile_error_explanation=_explanation(error),
+            fullgraph=False,
+            fullgraph_error=_described(error),
+        )
+
+
 class LineCoverage:
     """Which lines of the given files the eager reference run executed, and how often: what a
     kept rewrite's verdict says it exercised. Traced with `sys.settrace`, scoped to those files (a
@@ -836,10 +859,13 @@ def _compiled_run(program: Program, request: dict[str, Any], programs: ProgramCo
         except Exception as exc:
             if programs.fullgraph_requested and not programs.relax:
                 raise FullgraphFailed(_described(exc)) from exc
-            raise
+            raise CompiledRunFailed(exc, "entry") from exc
         compiled_by = "entry"
         if not compiled_anything():
-            records, shown = attempt(compile_it=True)
+            try:
+                records, shown = attempt(compile_it=True)
+            except Exception as exc:
+                raise CompiledRunFailed(exc, "graphweld") from exc
             compiled_by = "graphweld"
     breaks = [parsed for parsed in map(parse_break, first_call["breaks"]) if parsed is not None]
     recompiles = [parsed for parsed in map(parse_recompile, log.recompiles) if parsed is not None]
@@ -896,6 +922,33 @@ def _described(exc: BaseException) -> str:
     return f"{_first_line(exc)} (at {site})" if site else _first_line(exc)
 
 
+def user_stack(exc: BaseException) -> list[tuple[str, int, str]]:
+    """The frames of the user's code an exception passed through, outermost first, as (real path,
+    line, function): Dynamo's record of the code it was tracing when it has one, else the
+    traceback's."""
+    from graphweld.runs.entry import is_library_file
+
+    real_stack = getattr(exc, "real_stack", None)
+    frames = [(frame.filename, frame.lineno, frame.name) for frame in real_stack or ()]
+    if not frames:
+        frames = [(frame.filename, frame.lineno, frame.name) for frame in traceback.extract_tb(exc.__traceback__)]
+    stack = []
+    for filename, line, function in frames:
+        real = os.path.realpath(filename)
+        if line and os.path.isfile(real) and not is_library_file(real):
+            stack.append((real, int(line), function))
+    return stack
+
+
+def _explanation(exc: BaseException) -> str:
+    """Dynamo's explanation of a failure (its "Explanation:" line), else the exception's first line."""
+    for line in str(exc).splitlines():
+        stripped = line.strip()
+        if stripped.startswith("Explanation:"):
+            return stripped.removeprefix("Explanation:").strip()
+    return _first_line(exc)
+
+
 def error_site(exc: BaseException) -> str:
     """`file:line` of the user's code an exception comes from, or ""."""
     from graphweld.runs.entry import is_library_file
@@ -925,7 +978,6 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     # Dynamo settings among the compile options apply to every compile of the run, the program's
     # own included; the rest are torch.compile arguments.
     request = {**request, "compile_options": apply_dynamo_settings(torch, dict(request.get("compile_options", {})))}
-    result["resume_settings"] = resume_settings_off(torch)
     import torch._inductor.config as inductor_config
 
     inductor_config.fallback_random = True
@@ -959,8 +1011,14 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         except FullgraphFailed as failure:
             # Measured again in a fresh process with the program's fullgraph=True relaxed.
             result.update(fullgraph=False, fullgraph_error=str(failure), fullgraph_failed=True, compiled_by="entry")
+        except CompiledRunFailed as failure:
+            # The program ran eagerly (the reference) and its compiled run raised: that is the
+            # run's first break site, not an error of the run.
+            result.update(failure.fields())
         else:
             result.update(fields)
+    # Read after the program ran: a setting its own code turns on (one graphweld wrote) is on.
+    result["resume_settings"] = resume_settings_off(torch)
     torch.save(outputs, request["outputs_path"])
     return result
 

@@ -35,7 +35,7 @@ class Target(Protocol):
     def compiled(self, overlay: dict[str, str], compile_options: dict[str, Any] | None = None) -> RunReport:
         """A compiled run with the rewritten files (real path -> text) served."""
 
-    def judge(self, before: RunReport, after: RunReport, *, check_shown: bool, previous: RunReport) -> Verdict:
+    def judge(self, before: RunReport, after: RunReport, *, check_shown: bool, previous: RunReport, numbers_vary: bool = False) -> Verdict:
         """The verdict on `after` (see `graphweld.runs.verify.judge`)."""
 
 
@@ -86,8 +86,8 @@ class EntryTarget:
         modes = ("compiled",) if compile_options is None else ("eager", "compiled")
         return self.runs.run(self.entry, modes, overlay=overlay, compile_options=compile_options)
 
-    def judge(self, before: RunReport, after: RunReport, *, check_shown: bool, previous: RunReport) -> Verdict:
-        return judge(before, after, check_shown=check_shown, previous=previous)
+    def judge(self, before: RunReport, after: RunReport, *, check_shown: bool, previous: RunReport, numbers_vary: bool = False) -> Verdict:
+        return judge(before, after, check_shown=check_shown, previous=previous, numbers_vary=numbers_vary)
 
 
 @dataclass
@@ -116,8 +116,8 @@ class CommandTarget:
         options = self.runs.compile_options if compile_options is None else compile_options
         return run_command(self.command, overlay=overlay, compile_options=options, timeout=self.runs.timeout)
 
-    def judge(self, before: RunReport, after: RunReport, *, check_shown: bool, previous: RunReport) -> Verdict:
-        verdict = judge(before, after, check_shown=check_shown, previous=previous)
+    def judge(self, before: RunReport, after: RunReport, *, check_shown: bool, previous: RunReport, numbers_vary: bool = False) -> Verdict:
+        verdict = judge(before, after, check_shown=check_shown, previous=previous, numbers_vary=numbers_vary)
         if check_shown and _PRINTED_DIFFERS in verdict.problems:
             # Lines the original prints differently from run to run (timings) are not the fix's.
             if self._second_reference is None:

@@ -17,6 +17,7 @@ graphs. Ops are reported, never judged.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -34,6 +35,8 @@ class Measure:
 
 
 ORDER = (
+    # A compiled run that raises is worse than any that runs: nothing else of it was measured.
+    Measure("compiled run", lambda report: int(report.compile_fails)),
     Measure("skipped frames", lambda report: report.skipped_frames),
     Measure("fullgraph=True", lambda report: None if report.fullgraph is None else int(not report.fullgraph)),
     Measure("graph breaks", lambda report: len(report.breaks)),
@@ -42,9 +45,12 @@ ORDER = (
     Measure("backward graphs", lambda report: report.backward_graphs),
 )
 _FULLGRAPH_STATE = {True: "compiles", False: "fails", None: "not checked"}
+_RUN_STATE = {True: "fails", False: "runs"}
 
 
 def _describe(measure: Measure, before: RunReport, after: RunReport) -> str:
+    if measure.name == "compiled run":
+        return f"compiled run {_RUN_STATE[before.compile_fails]} -> {_RUN_STATE[after.compile_fails]}"
     if measure.name == "fullgraph=True":
         return f"fullgraph=True {_FULLGRAPH_STATE[before.fullgraph]} -> {_FULLGRAPH_STATE[after.fullgraph]}"
     return f"{measure.name} {measure.read(before)} -> {measure.read(after)}"
@@ -114,10 +120,19 @@ def compare_calls(before: RunReport, after: RunReport, *, compile_noise: bool = 
     return comparisons
 
 
-def judge(before: RunReport, after: RunReport, *, check_shown: bool = True, previous: RunReport | None = None) -> Verdict:
+def judge(
+    before: RunReport, after: RunReport, *, check_shown: bool = True, previous: RunReport | None = None,
+    numbers_vary: bool = False,
+) -> Verdict:
     """`before` holds the eager reference (and its compiled picture); `after` a compiled run. The
-    picture is judged against `previous` (default `before`): the run the rewrite started from."""
+    picture is judged against `previous` (default `before`): the run the rewrite started from.
+    With `numbers_vary` (a rewrite whose compiled run prints timings as 0), what is shown is
+    compared with the numbers in it aside."""
     previous = previous or before
+    if after.compile_fails:
+        # No outputs to compare: the compiled program did not run to the end.
+        where = f" (at {after.compile_failure.file}:{after.compile_failure.line})" if after.compile_failure else ""
+        return Verdict([], [f"the compiled run fails with {after.compile_error}{where}"])
     comparisons = compare_calls(before, after, compile_noise=True)
     verdict = Verdict(comparisons)
     differing = [leaf for leaf in comparisons if not leaf.equal]
@@ -135,8 +150,10 @@ def judge(before: RunReport, after: RunReport, *, check_shown: bool = True, prev
             ("log records differ", before.eager_log_records if eager else before.compiled_log_records, after.compiled_log_records),
             ("warnings differ", before.eager_warnings if eager else before.compiled_warnings, after.compiled_warnings),
         ):
+            if numbers_vary:
+                compiled, reference = _numbers_aside(compiled), _numbers_aside(reference)
             if compiled != reference:
-                verdict.problems.append(f"{problem} from {original}")
+                verdict.problems.append(f"{problem} from {original}" + (" (numbers aside)" if numbers_vary else ""))
     if previous.compiled_by != after.compiled_by:
         verdict.problems.append(f"compiled by {previous.compiler} before, by {after.compiler} after")
         return verdict
@@ -149,6 +166,18 @@ def judge(before: RunReport, after: RunReport, *, check_shown: bool = True, prev
     elif measure is not None:
         verdict.progress = _describe(measure, previous, after)
     return verdict
+
+
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+
+
+def _numbers_aside(shown):  # type: ignore[no-untyped-def]
+    """Printed text, or log records and warnings (lists of strings), with every number as `#`."""
+    if shown is None:
+        return None
+    if isinstance(shown, str):
+        return _NUMBER.sub("#", shown)
+    return [_numbers_aside(item) for item in shown]
 
 
 def verdict_line(before: RunReport, after: RunReport, verdict: Verdict) -> str:
