@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
-from graphweld.analysis.breakers import DLPACK_BREAKERS, DLPACK_IMPORTERS
+from graphweld.analysis.breakers import ARRAY_IMPORTERS, DLPACK_BREAKERS, DLPACK_IMPORTERS
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, loaded_names
 from graphweld.walk import children, iter_nodes
@@ -37,6 +37,28 @@ SHAPE_AND_DTYPE_PRESERVING = frozenset(
         "block_until_ready",
     }
 )
+# Array functions whose result has the input's shape, and its dtype when that is floating-point
+# (NumPy, CuPy and jax.numpy alike; an integer input may come back as floats).
+FLOAT_ELEMENTWISE = frozenset(
+    {
+        "tanh", "sinh", "cosh", "arctanh", "arcsinh", "arccosh", "sin", "cos", "tan", "arcsin", "arccos",
+        "arctan", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "reciprocal",
+        "floor", "ceil", "trunc", "rint", "round", "around", "maximum", "minimum", "fmax", "fmin",
+        "add", "subtract", "multiply", "divide", "true_divide", "power", "hypot", "arctan2", "deg2rad",
+        "rad2deg", "degrees", "radians", "erf", "sigmoid", "relu", "gelu", "softplus",
+    }
+)
+# What exports a tensor to another library, beside DLPACK_BREAKERS: the array interfaces (NumPy's
+# Dynamo traces; CuPy's by `__cuda_array_interface__` and JAX's it does not), and tensor methods.
+ARRAY_EXPORTERS = frozenset(
+    {"numpy.asarray", "numpy.array", "cupy.asarray", "cupy.array", "jax.numpy.asarray", "jax.numpy.array"}
+)
+EXPORT_METHODS = frozenset({"numpy", "__dlpack__"})
+# torch's own capsule: consumed by the one from_dlpack that takes it.
+CAPSULE_EXPORTERS = frozenset({"torch.utils.dlpack.to_dlpack", "torch.to_dlpack"})
+# The calls of a round trip that only hand the data over (their leaf names).
+CONVERSION_LEAVES = frozenset({"numpy", "array", "as_tensor", "from_numpy", "tensor", "block_until_ready", "get", "device_put"})
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 # Namespaces torch reserves for its own operators.
 _RESERVED_NAMESPACES = frozenset({"aten", "prim", "prims", "torch", "inductor", "quantized", "_"})
 OP_MARK = "graphweld dlpack-custom-op"
@@ -54,6 +76,17 @@ class _RoundTrip:
     exported: cst.BaseExpression
     # Calls between the export and the import, when the data goes through another framework.
     foreign_calls: list[cst.Call]
+
+
+@dataclass(frozen=True)
+class _FakeKernel:
+    """The op's fake kernel: its output has the input's shape and dtype (checked to be a
+    floating-point dtype when `floating`); `said` tells how graphweld knows, `assumed` when it does
+    not (only a run comparing outputs shows it right)."""
+
+    floating: bool
+    said: str
+    assumed: bool = False
 
 
 class DlpackCustomOp(Rule):
@@ -123,7 +156,10 @@ class DlpackCustomOp(Rule):
         "`register_fake` kernel, and call the op instead"
     )
     default = "safe; unsafe when the input or result is mutated in place afterwards (the round trip aliased them)"
-    trigger_words = ("to_dlpack",)
+    trigger_words = ("to_dlpack", "from_dlpack", "__dlpack__", "fromDlpack", "from_numpy", "cupy", "jax")
+    # A round trip by the array interface (`cp.asarray(t)` ... `torch.as_tensor(a)`) calls no
+    # breaker the prefilter knows: its own words say enough.
+    needs_breaker_call = False
     node_types = (cst.FunctionDef,)
 
     def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
@@ -138,46 +174,111 @@ class DlpackCustomOp(Rule):
         taken = set(self.context.regions.module_names)
         for statement, block in _statements(node.body.body):
             for call in _own_calls(statement):
-                if self._qualify(call) not in DLPACK_IMPORTERS or id(call) in handled:
+                if self._qualify(call) not in ARRAY_IMPORTERS or id(call) in handled:
                     continue
                 found = self._round_trip(node, statement, block, call)
                 if found is None:
                     continue
                 handled.add(id(found.to_dlpack))
                 handled.add(id(call))
-                self._rewrite(node, found, taken)
+                if self._breaks(found):
+                    reason = self._propose_op(node, found, taken)
+                    if reason is not None:
+                        self.report(statement, f"`{self.context.code(statement)}` breaks the graph (DLPack round trip); {reason}")
         for statement, block in _statements(node.body.body):
             for call in _own_calls(statement):
-                if self._qualify(call) in DLPACK_BREAKERS and id(call) not in handled:
-                    handled.add(id(call))
-                    reason = self._foreign_region(node, statement, block, call, handled)
-                    if reason is not None:
-                        self.report(statement, f"`{self.context.code(statement)}` breaks the graph (DLPack export); {reason}")
+                if id(call) in handled or self._exported(call) is None:
+                    continue
+                handled.add(id(call))
+                reason = self._foreign_region(node, statement, block, call, handled)
+                if reason is not None and self._export_breaks(call):
+                    self.report(statement, f"`{self.context.code(statement)}` breaks the graph (DLPack export); {reason}")
 
     # -- finding round trips ------------------------------------------------------------------
 
     def _qualify(self, call: cst.Call) -> str | None:
         return self.context.regions.imports.qualify(call.func)
 
+    def _exported(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The tensor a call exports to another array library, or None: `to_dlpack(t)`,
+        `np.from_dlpack(t)` (and CuPy's, JAX's), `cp.asarray(t)` (by `__cuda_array_interface__`),
+        `np.asarray(t)`, `t.numpy()`, `t.__dlpack__()`."""
+        name = self._qualify(call)
+        if name in DLPACK_BREAKERS or name in ARRAY_EXPORTERS:
+            return _single_argument(call)
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in EXPORT_METHODS and not call.args:
+            return func.value
+        return None
+
+    def _makes_capsule(self, call: cst.Call) -> bool:
+        """Whether the export makes a DLPack capsule (consumed once) rather than an array."""
+        func = call.func
+        return self._qualify(call) in CAPSULE_EXPORTERS or (isinstance(func, cst.Attribute) and func.attr.value == "__dlpack__")
+
+    def _export_breaks(self, call: cst.Call) -> bool:
+        """Whether Dynamo breaks (or fails) on the export itself: all but NumPy's array
+        interface, which Dynamo traces into the graph (`t.numpy()`, `np.asarray(t)`)."""
+        name = self._qualify(call)
+        if name in DLPACK_BREAKERS or (name in ARRAY_EXPORTERS and not name.startswith("numpy.")):
+            return True
+        func = call.func
+        return isinstance(func, cst.Attribute) and func.attr.value == "__dlpack__"
+
+    def _names_module_value(self, node: cst.Attribute, calls: set[int]) -> bool:
+        """Whether an attribute is a callee (`cupy.abs`, `array.copy`) or a module's name
+        (`numpy.pi`, `cupy.float32`), not an array's attribute."""
+        if id(node) in calls:
+            return True
+        root = node
+        while isinstance(root, cst.Attribute):
+            if id(root) in calls:
+                return True
+            root = root.value  # type: ignore[assignment]
+        return isinstance(root, cst.Name) and root.value in self.context.regions.imports.aliases
+
+    def _breaks(self, found: _RoundTrip) -> bool:
+        """Whether the round trip breaks the graph: its export, a DLPack import, a call into a
+        library Dynamo does not trace (anything but NumPy), or a break (or the compile failing)
+        that a run saw on one of its statements. A NumPy round trip by the array interface
+        (`torch.from_numpy(np.tanh(t.numpy()))`) Dynamo traces into the graph: left alone."""
+        if self._export_breaks(found.to_dlpack) or self._qualify(found.importer) in DLPACK_IMPORTERS:
+            return True
+        for call in found.foreign_calls:
+            name = self._qualify(call)
+            if name is not None and not name.startswith(("numpy.", "math.")) and name not in ARRAY_IMPORTERS:
+                return True
+        return any(self.context.breaks_per_run(statement) for statement in (*found.moved, found.holder))
+
     def _round_trip(
         self, function: cst.FunctionDef, statement: cst.BaseStatement, block: list[cst.BaseStatement], importer: cst.Call
     ) -> _RoundTrip | None:
-        """`from_dlpack(to_dlpack(x))`, or `from_dlpack(capsule)` with `capsule = to_dlpack(x)` earlier
-        in the same block and nothing else using the capsule."""
+        """`from_dlpack(to_dlpack(x))`, `torch.from_dlpack(np.tanh(np.from_dlpack(x)))` (an export
+        inside the import), or `from_dlpack(capsule)` with `capsule = to_dlpack(x)` earlier in the
+        same block and nothing else using the capsule."""
         if len(importer.args) != 1 or importer.args[0].keyword is not None or importer.args[0].star:
             return None
         argument = importer.args[0].value
-        if isinstance(argument, cst.Call) and self._qualify(argument) in DLPACK_BREAKERS:
-            exported = _single_argument(argument)
+        inner = [node for node in iter_nodes(argument, prune=is_scope) if isinstance(node, cst.Call) and self._exported(node) is not None]
+        if isinstance(argument, cst.Call) and argument in inner:
+            exported = self._exported(argument)
             return _RoundTrip(argument, importer, statement, [], exported, []) if exported is not None else None
+        if len(inner) == 1:
+            # Through the other library in one expression: every call but the export is its code.
+            export = inner[0]
+            exported = self._exported(export)
+            foreign = [node for node in iter_nodes(argument, prune=is_scope) if isinstance(node, cst.Call) and node is not export]
+            if exported is None:
+                return None
+            return _RoundTrip(export, importer, statement, [], exported, foreign)
         index = _index(block, statement)
         if not isinstance(argument, cst.Name) or index is None:
             return None
         for position in range(index - 1, -1, -1):
             earlier = block[position]
             export = _capsule_export(earlier, argument.value)
-            if export is not None and self._qualify(export) in DLPACK_BREAKERS:
-                exported = _single_argument(export)
+            if export is not None and self._exported(export) is not None:
+                exported = self._exported(export)
                 between = block[position + 1 : index]
                 if exported is None or _mentions(between, {argument.value} | _names_in(exported)):
                     return None
@@ -196,37 +297,39 @@ class DlpackCustomOp(Rule):
         export: cst.Call,
         handled: set[int],
     ) -> str | None:
-        """A round trip through another framework: `capsule = to_dlpack(x)`, statements using
-        it, then a statement importing back with from_dlpack. Proposes the rewrite, or returns
-        why it cannot."""
+        """A round trip through another library over statements: `capsule = to_dlpack(x)` (or
+        `array = np.from_dlpack(x)`, `array = t.numpy()`...), statements using it, then a statement
+        importing the result back into torch. Proposes the rewrite, or returns why it cannot."""
         context = self.context
-        capsule = _capsule_target(statement, export)
-        exported = _single_argument(export)
+        capsule = _assigned_name(statement, export)
+        exported = self._exported(export)
         start = _index(block, statement)
         not_back = (
-            "the capsule does not come back through from_dlpack in the same block, so there is no round trip to "
-            "move into a custom op: keep the export out of the compiled region"
+            "what it exports does not come back into torch (from_dlpack, as_tensor, from_numpy) in the same block, "
+            "so there is no round trip to move into a custom op: keep the export out of the compiled region"
         )
         if capsule is None or exported is None or start is None:
             return not_back
         end = None
         for index in range(start + 1, len(block)):
-            if any(self._qualify(call) in DLPACK_IMPORTERS for call in _own_calls(block[index])):
+            if any(self._qualify(call) in ARRAY_IMPORTERS for call in _own_calls(block[index])):
                 end = index
                 break
         if end is None:
             return not_back
         holder = block[end]
-        importer = next(call for call in _own_calls(holder) if self._qualify(call) in DLPACK_IMPORTERS)
-        handled.add(id(importer))
+        importer = next(call for call in _own_calls(holder) if self._qualify(call) in ARRAY_IMPORTERS)
         moved = block[start:end]
-        between = "the code between it and from_dlpack"
+        produced = bound_names(moved)
+        if not loaded_names([importer]) & produced:
+            return not_back
+        handled.add(id(importer))
+        between = "the code between the export and the import"
         if not all(isinstance(s, cst.SimpleStatementLine) for s in moved):
             return f"{between} is not a straight run of simple statements; move it into a custom op by hand"
         if any(isinstance(n, (cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal)) for s in moved for n in iter_nodes(s)):
             return f"{between} returns, yields or declares names; move it into a custom op by hand"
         inner = [*moved, importer]
-        produced = bound_names(moved)
         reads = loaded_names(inner, skip=exported) - produced
         known = context.regions.module_names | set(context.regions.imports.aliases) | _BUILTINS
         local_reads = sorted(reads - known)
@@ -234,7 +337,7 @@ class DlpackCustomOp(Rule):
             names = ", ".join(f"`{n}`" for n in local_reads)
             return f"{between} reads local {names}; move it into a custom op by hand, passing {names} in"
         leaked = sorted(_read_after(function, holder, produced, skip=importer))
-        if capsule in leaked:
+        if capsule in leaked and self._makes_capsule(export):
             return (
                 f"the capsule `{capsule}` is used again after from_dlpack (a capsule can be consumed only once); "
                 "move the round trip into a custom op by hand"
@@ -242,28 +345,27 @@ class DlpackCustomOp(Rule):
         if leaked:
             names = ", ".join(f"`{n}`" for n in leaked)
             return f"{between} sets {names}, used afterwards; move the round trip into a custom op by hand"
-        foreign = [n for s in moved[1:] for n in iter_nodes(s) if isinstance(n, cst.Call)]
+        inside = {id(node) for node in iter_nodes(exported)} | {id(export)}
+        foreign = [n for n in iter_nodes(moved[0]) if isinstance(n, cst.Call) and id(n) not in inside]
+        foreign += [n for s in moved[1:] for n in iter_nodes(s) if isinstance(n, cst.Call)]
         foreign += [n for arg in importer.args for n in iter_nodes(arg.value) if isinstance(n, cst.Call)]
         found = _RoundTrip(export, importer, holder, moved, exported, foreign)
-        unknown = [call for call in foreign if _callee_leaf(call) not in DLPACK_CONVERSIONS | SHAPE_AND_DTYPE_PRESERVING]
-        if unknown:
-            return (
-                f"the data goes through `{context.code(unknown[0])}`, so graphweld cannot tell the shape "
-                "and dtype of what comes back: move those lines into a torch.library.custom_op yourself and give it "
-                "a register_fake kernel returning a tensor of that shape and dtype"
-            )
-        self._rewrite(function, found, set(context.regions.module_names))
-        return None
+        if not self._breaks(found):
+            return None  # NumPy by the array interface: Dynamo traces it into the graph
+        return self._propose_op(function, found, set(context.regions.module_names))
 
     # -- rewriting ------------------------------------------------------------------------------
 
-    def _rewrite(self, function: cst.FunctionDef, found: _RoundTrip, taken: set[str]) -> None:
+    def _propose_op(self, function: cst.FunctionDef, found: _RoundTrip, taken: set[str]) -> str | None:
+        """Propose the custom op for the round trip; why not, when its fake kernel cannot be told."""
         context = self.context
         module = context.module
+        fake = self._fake_kernel(found)
+        if isinstance(fake, str):
+            return fake
         anchor = definitions_anchor(module)
         if anchor is None:
-            self.report(found.holder, "DLPack round trip in a compiled region; the module has no import line to put the custom op after")
-            return
+            return "the module has no import line to put the custom op after"
         parameter = fresh_name("tensor", loaded_names([*found.moved, found.importer]))
         body = self._op_body(found, parameter)
         namespace = op_namespace(context.path)
@@ -274,13 +376,13 @@ class DlpackCustomOp(Rule):
             key = parameter + "".join(module.code_for_node(statement) for statement in body)
             op_function = self._planned.get(key) or fresh_name("_dlpack_round_trip", taken | _all_names(module))
             self._planned[key] = op_function
-            definitions = _op_definitions(namespace, op_function, parameter, body)
+            definitions = _op_definitions(namespace, op_function, parameter, body, fake.floating, _placed(found.importer))
             if not binds_at_module_level(module, "torch", before=anchor):
                 definitions = [cst.parse_statement("import torch\n"), *definitions]
                 definitions[1] = definitions[1].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
             extra.append((anchor, [anchor, *definitions]))
         taken.add(op_function)
-        call = cst.Call(func=cst.Name(op_function), args=[cst.Arg(found.exported)])
+        call = cst.Call(func=cst.Name(op_function), args=[cst.Arg(found.exported.with_changes(lpar=(), rpar=()))])
         new_holder = found.holder.deep_replace(found.importer, call)
         if found.moved:
             # Comments above the moved statements stay where they were.
@@ -290,23 +392,76 @@ class DlpackCustomOp(Rule):
         through = (
             f" through `{context.code(found.foreign_calls[0])}`" if found.foreign_calls else ""
         )
+        export = "`to_dlpack`" if self._makes_capsule(found.to_dlpack) else f"`{context.code(found.to_dlpack.func)}`"
         message = (
             f"DLPack round trip{through} in compiled `{function.name.value}`: Dynamo cannot trace "
-            f"`to_dlpack` (with fullgraph=True the compile fails); move it into custom op `{op_function}` "
-            "with a fake kernel"
+            f"{export} (it breaks the graph, or the compile fails); move it into custom op `{op_function}` "
+            f"with a fake kernel ({fake.said})"
         )
+        unsafe = mutation is not None or fake.assumed
         if mutation is not None:
             message += (
                 f" (unsafe: the op returns a copy, and `{mutation}` mutates in place what the round trip "
                 "shared between input and result)"
             )
+        elif fake.assumed:
+            message += " (unsafe: a fake kernel that is wrong gives wrong results; verify it with --entry)"
         self.propose(
             found.holder,
             [new_holder],
             anchor=found.moved[0] if found.moved else found.holder,
             message=message,
-            safety=Safety.UNSAFE if mutation is not None else Safety.SAFE,
+            safety=Safety.UNSAFE if unsafe else Safety.SAFE,
             extra=extra,
+        )
+        return None
+
+    def _fake_kernel(self, found: _RoundTrip) -> _FakeKernel | str:
+        """How the op's fake kernel describes its output: the input's shape and dtype, derived from
+        the code between export and import (conversions and copies keep both; elementwise math
+        and arithmetic keep a floating-point array's), or, where a run saw the round trip break,
+        assumed and left to the run to verify; else why graphweld cannot tell."""
+        parts: list[cst.CSTNode] = [*found.moved, *(arg.value for arg in found.importer.args)]
+        if not found.moved:
+            parts = [found.importer]
+        inside = {id(node) for node in iter_nodes(found.exported)}
+        floating: list[str] = []
+        unknown: cst.CSTNode | None = None
+        calls = {id(node.func) for part in parts for node in iter_nodes(part, prune=is_scope) if isinstance(node, cst.Call)}
+        for part in parts:
+            for node in iter_nodes(part, prune=is_scope):
+                if id(node) in inside:
+                    continue
+                if isinstance(node, cst.Call):
+                    leaf = _callee_leaf(node)
+                    if leaf in FLOAT_ELEMENTWISE:
+                        floating.append(f"`{self.context.code(node.func)}`")
+                    elif leaf not in DLPACK_CONVERSIONS | SHAPE_AND_DTYPE_PRESERVING | CONVERSION_LEAVES and unknown is None:
+                        unknown = node
+                elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
+                    floating.append(f"`{self.context.code(node.operator).strip()}`")
+                elif unknown is None and isinstance(node, (cst.Comparison, cst.BooleanOperation, cst.Subscript, cst.BinaryOperation)):
+                    unknown = node  # a comparison, an index, a matrix product: another shape or dtype
+                elif unknown is None and isinstance(node, cst.Attribute) and not self._names_module_value(node, calls):
+                    unknown = node  # `array.T`, `array.real`: another shape or dtype
+        if unknown is None:
+            if floating:
+                named = list(dict.fromkeys(floating))
+                verb = "keeps" if len(named) == 1 else "keep"
+                return _FakeKernel(True, f"shape and dtype derived from the code: {' and '.join(named)} {verb} a floating-point input's")
+            return _FakeKernel(False, "shape and dtype derived from the code: the input's")
+        if any(self.context.breaks_per_run(statement) for statement in (*found.moved, found.holder)):
+            return _FakeKernel(
+                False,
+                f"shape and dtype assumed to be the input's: graphweld cannot derive them from "
+                f"`{self.context.code(unknown)}`, and only a run that compares the compiled outputs shows them right",
+                assumed=True,
+            )
+        return (
+            f"the data goes through `{self.context.code(unknown)}`, so graphweld cannot tell the shape "
+            "and dtype of what comes back: move those lines into a torch.library.custom_op yourself and give it "
+            "a register_fake kernel returning a tensor of that shape and dtype (with --entry, a run that saw "
+            "it break lets graphweld try the input's shape and dtype)"
         )
 
     def _existing_op(self, module: cst.Module, body: list[cst.BaseStatement], parameter: str) -> str | None:
@@ -328,7 +483,11 @@ class DlpackCustomOp(Rule):
         """The op's statements: the round trip on the op's parameter, returning a copy."""
         argument = cst.Name(parameter)
         export = found.to_dlpack.deep_replace(found.exported, argument)
-        if found.foreign_calls or len(found.moved) > 1:
+        if not found.moved:
+            # One expression: `from_dlpack(f(export(x)))` on the parameter.
+            statements = []
+            imported = found.importer.deep_replace(found.exported, argument)
+        elif found.foreign_calls or len(found.moved) > 1 or found.to_dlpack is not _assigned_value(found.moved[0]):
             first = found.moved[0].deep_replace(found.exported, argument).with_changes(leading_lines=())
             statements = [first, *found.moved[1:]]
             imported = found.importer
@@ -389,8 +548,27 @@ def op_namespace(path: str) -> str:
     return namespace
 
 
-def _op_definitions(namespace: str, function_name: str, parameter: str, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+def _placed(importer: cst.Call) -> str:
+    """The `device=`/`dtype=` keywords the import gives its tensor, as the fake kernel's."""
+    code = cst.Module([]).code_for_node
+    return "".join(
+        f", {arg.keyword.value}={code(arg.value)}" for arg in importer.args
+        if arg.keyword is not None and arg.keyword.value in ("device", "dtype")
+    )
+
+
+def _op_definitions(
+    namespace: str, function_name: str, parameter: str, body: list[cst.BaseStatement], floating: bool = False,
+    placed: str = "",
+) -> list[cst.BaseStatement]:
     op_name = function_name.lstrip("_")
+    # The kernel was derived for floating-point inputs: another dtype is an error, not a guess.
+    check = (
+        f"    torch._check(\n"
+        f"        {parameter}.is_floating_point(),\n"
+        f'        lambda: "{function_name}: the fake kernel keeps the shape and dtype of floating-point inputs only",\n'
+        f"    )\n"
+    ) if floating else ""
     definitions = list(
         cst.parse_module(
             f'@torch.library.custom_op("{namespace}::{op_name}", mutates_args=())\n'
@@ -400,7 +578,8 @@ def _op_definitions(namespace: str, function_name: str, parameter: str, body: li
             f"\n\n"
             f"@{function_name}.register_fake\n"
             f"def {function_name}_fake({parameter}):\n"
-            f"    return torch.empty_like({parameter})\n"
+            f"{check}"
+            f"    return torch.empty_like({parameter}{placed})\n"
         ).body
     )
     op = definitions[0]
@@ -458,14 +637,23 @@ def _capsule_export(statement: cst.BaseStatement, capsule: str) -> cst.Call | No
     return None
 
 
-def _capsule_target(statement: cst.BaseStatement, export: cst.Call) -> str | None:
-    """`capsule` when the statement is `capsule = <export>`."""
+def _assigned_name(statement: cst.BaseStatement, export: cst.Call) -> str | None:
+    """`name` when the statement is `name = <expression holding export>`."""
+    value = _assigned_value(statement)
+    if value is not None and any(node is export for node in iter_nodes(value, prune=is_scope)):
+        small = statement.body[0]  # type: ignore[attr-defined]
+        target = small.targets[0].target
+        if isinstance(target, cst.Name):
+            return target.value
+    return None
+
+
+def _assigned_value(statement: cst.BaseStatement) -> cst.BaseExpression | None:
+    """The value of `name = value` (one target), or None."""
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
         small = statement.body[0]
-        if isinstance(small, cst.Assign) and small.value is export and len(small.targets) == 1:
-            target = small.targets[0].target
-            if isinstance(target, cst.Name):
-                return target.value
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            return small.value
     return None
 
 

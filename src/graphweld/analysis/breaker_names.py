@@ -40,7 +40,19 @@ IO_BREAKERS = frozenset(
     }
 )
 
-DLPACK_BREAKERS = frozenset({"torch.utils.dlpack.to_dlpack", "torch.to_dlpack"})
+# DLPack exports of a tensor: torch's capsule, and another array library taking the tensor by the
+# DLPack protocol (`np.from_dlpack(t)`: Dynamo breaks, or its fake tensor has no data pointer and
+# the compile raises; measured on torch 2.13).
+DLPACK_BREAKERS = frozenset(
+    {
+        "torch.utils.dlpack.to_dlpack",
+        "torch.to_dlpack",
+        "numpy.from_dlpack",
+        "cupy.from_dlpack",
+        "jax.dlpack.from_dlpack",
+        "jax.numpy.from_dlpack",
+    }
+)
 
 # Calls Dynamo cannot trace although they have no side effects: frame introspection. Measured on
 # torch 2.13 (each in a compiled function with fullgraph=True: "Attempted to call function marked

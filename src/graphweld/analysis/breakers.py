@@ -34,6 +34,8 @@ from graphweld.walk import children
 TENSOR_VALUE_READS = frozenset({"item", "tolist", "numpy"})
 
 DLPACK_IMPORTERS = frozenset({"torch.utils.dlpack.from_dlpack", "torch.from_dlpack"})
+# Calls that make a tensor of another library's array, by DLPack or the array interfaces.
+ARRAY_IMPORTERS = DLPACK_IMPORTERS | {"torch.as_tensor", "torch.from_numpy", "torch.asarray", "torch.tensor"}
 
 
 _LOGGER_NAME = re.compile(r"^_*(log|logger|\w+_log|\w+_logger)$", re.IGNORECASE)
