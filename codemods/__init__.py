@@ -23,19 +23,22 @@ from graphweld.codemods.moe_dense_dispatch import MoeDenseDispatch
 from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
 from graphweld.codemods.numpy_on_numbers import NumpyOnNumbers
+from graphweld.codemods.profiling_guard import ProfilingGuard
 from graphweld.codemods.sort_items_by_key import SortItemsByKey
 from graphweld.codemods.split_train_step import SplitTrainStep
 from graphweld.codemods.unroll_loop import UnrollLoop
 from graphweld.codemods.while_to_while_loop import WhileToWhileLoop
 
 # Registry order is also precedence: when two rules' changes overlap in one round, the earlier
-# rule's change wins (a training step split for its backward also cuts its I/O; deferring a
+# rule's change wins (a training step split for its backward also cuts its I/O; a clock read in a
+# print is made compile-safe before the print is deferred; deferring a
 # print removes the break, so the loop need not be unrolled; a
 # helper traced non-strictly or a round trip in a custom op no longer breaks at all). A decision
 # on a tensor taken into the graph keeps the helper traced, rather than traced non-strictly.
 # Running a helper eagerly (eager-helper) gives up compiling it, so every other fix comes first.
 RULES = (
     SplitTrainStep,
+    ProfilingGuard,
     IsolateIO,
     DlpackCustomOp,
     BranchlessGuard,
@@ -85,6 +88,7 @@ __all__ = [
     "MoeDenseDispatch",
     "NonstrictHelper",
     "NumpyOnNumbers",
+    "ProfilingGuard",
     "SortItemsByKey",
     "SplitTrainStep",
     "UnrollLoop",

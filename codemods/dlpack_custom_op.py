@@ -93,17 +93,24 @@ class DlpackCustomOp(Rule):
     """Move a DLPack round trip into a `torch.library.custom_op` with a fake kernel.
 
     ## What it fixes
-    `torch.utils.dlpack.to_dlpack(x)` flowing into `from_dlpack(...)` in a compiled region: in one
-    expression, through a capsule variable across statements, or through another framework (cupy,
-    jax, numba) between the two. Any import style is recognised (`torch.from_dlpack`,
-    `from torch.utils.dlpack import to_dlpack, from_dlpack`, aliases).
+    A tensor exported to DLPack or another array library and brought back, in a compiled region:
+    `torch.utils.dlpack.to_dlpack(x)` flowing into `from_dlpack(...)` (in one expression, through
+    a capsule variable, or through cupy/jax/numba in between), and the DLPack protocol as people
+    write it today: `np.from_dlpack(t)`, `cp.from_dlpack(t)`, `jax.dlpack.from_dlpack(t)`,
+    `cp.asarray(t)` (by `__cuda_array_interface__`), `t.__dlpack__()` or `t.numpy()`, through that
+    library's code, and back by `torch.from_dlpack`, `torch.utils.dlpack.from_dlpack`,
+    `torch.as_tensor` or `torch.from_numpy`. Any import style is recognised (aliases,
+    `from torch.utils.dlpack import to_dlpack, from_dlpack`).
 
     ## Why the graph breaks
     Dynamo cannot trace `torch._C._to_dlpack`: the call is "marked as skipped". With the default
     `fullgraph=False` the graph breaks there; with `torch.compile(fullgraph=True, dynamic=True)` the
     compilation fails (pytorch/pytorch#169112, reported on CUDA with torch 2.9; reproduced with
-    torch 2.13 on CPU). A custom
-    operator is opaque to `torch.compile`: Dynamo records one call and never looks inside.
+    torch 2.13 on CPU). By the protocol it is worse: on torch 2.13 `np.from_dlpack` and JAX's
+    `from_dlpack` make the compile raise (a fake tensor has no data pointer), and CuPy's skips the
+    frame. A custom operator is opaque to `torch.compile`: Dynamo records one call and never looks
+    inside. (NumPy by the array interface, `torch.from_numpy(np.tanh(t.numpy()))`, Dynamo traces
+    into the graph itself: that is left alone unless a run saw it break.)
 
     ## Example
     ```python
@@ -129,15 +136,20 @@ class DlpackCustomOp(Rule):
             return _dlpack_round_trip(x)
     ```
     The op's namespace comes from the module's path; `register_fake` describes the output with
-    symbolic shapes, so `dynamic=True` works. When the data goes through another framework between
-    the export and the import, every statement in between moves into the op too; the fake kernel
-    then needs the output's shape and dtype, which graphweld derives only when that code keeps
-    them (DLPack conversions, `abs`, `clip`, `copy`, ...); otherwise it reports the site and what
-    you must supply.
+    symbolic shapes, so `dynamic=True` works. When the data goes through another library between
+    the export and the import, every statement in between moves into the op too, and the op runs
+    on the device (and, on CUDA, the stream) the tensor is on, as the code did. The fake kernel
+    then needs the output's shape and dtype, and the change says how graphweld knows them:
+    derived from the code where it keeps them (conversions and copies, `abs`, `clip`: the input's;
+    elementwise math and arithmetic, `np.tanh(a) * 2.0`: a floating-point input's, which the fake
+    kernel checks; `device=`/`dtype=` of `torch.as_tensor`); otherwise, where a run saw the round
+    trip break, assumed to be the input's and left to the run to verify; otherwise the site is
+    reported with what you must supply.
 
     ## Safety
     Safe: the op runs the same round trip eagerly and returns a copy (a custom op may not return
-    an alias of its input). A round trip aliases its input, so if the function later mutates the
+    an alias of its input). A fake kernel assumed rather than derived is unsafe: were it wrong,
+    the compiled program would compute on the wrong shape or dtype. A round trip aliases its input, so if the function later mutates the
     input or the result in place (`y.add_(1)`, `y[0] = 1`, `y += 1`), that mutation no longer
     shows through the other one: such a fix is unsafe. Sites whose capsule is used again, or
     whose moved code reads local variables or binds names used later, are reported, not rewritten.
@@ -149,13 +161,18 @@ class DlpackCustomOp(Rule):
     # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
     finds = (
         "`to_dlpack(x)` flowing into `from_dlpack(...)` (one expression, a capsule variable, or through "
-        "cupy/jax/numba in between), any import style"
+        "cupy/jax/numba in between), and the DLPack protocol: `np.from_dlpack(t)`, `cp.from_dlpack(t)`, "
+        "`jax.dlpack.from_dlpack(t)`, `cp.asarray(t)`, `t.__dlpack__()` through that library and back by "
+        "`torch.from_dlpack`/`as_tensor`/`from_numpy`"
     )
     rewrite = (
         "move the round trip into a module-level `torch.library.custom_op` returning a copy, with a "
         "`register_fake` kernel, and call the op instead"
     )
-    default = "safe; unsafe when the input or result is mutated in place afterwards (the round trip aliased them)"
+    default = (
+        "safe; unsafe when the input or result is mutated in place afterwards (the round trip aliased them), "
+        "or when the fake kernel is assumed, not derived from the code"
+    )
     trigger_words = ("to_dlpack", "from_dlpack", "__dlpack__", "fromDlpack", "from_numpy", "cupy", "jax")
     # A round trip by the array interface (`cp.asarray(t)` ... `torch.as_tensor(a)`) calls no
     # breaker the prefilter knows: its own words say enough.

@@ -99,6 +99,11 @@ class IsolateIO(Rule):
     ...
             _deferred_print_hidden_norm(h.norm())
     ```
+    A device or allocator query the output reads (`torch.cuda.memory_allocated()`,
+    `max_memory_allocated() / 2**20`, `get_device_name()`, also through a name bound to one and read
+    only there) is made by the wrapper itself, after the graph: Dynamo cannot put it in a graph
+    ("torch.* op returned non-Tensor", GB0208), and compiled, the statistic shown is the one after
+    the graph ran rather than at that line (the message says so).
     The wrapper is never traced (`torch.compiler.disable`): the compiled code calls it after the
     graph, and Dynamo would otherwise trace it there and break on the I/O inside it (a `print`,
     `torch.save`'s own frames), showing breaks in code graphweld wrote. Each wrapper has a
@@ -343,6 +348,11 @@ class IsolateIO(Rule):
             details.append("moving " + ", ".join(f"`{context.code(s)}`" for s in deferral.moved_reads) + " into it")
         if snapshots:
             details.append("passing a snapshot of " + ", ".join(f"`{s}`" for s in snapshots) + " (written in place later)")
+        if deferral.queries:
+            details.append(
+                "it reads " + ", ".join(f"`{context.code(q)}`" for q in deferral.queries) + " itself, after the graph: "
+                "compiled, the statistic is the one after the graph ran, not at this line"
+            )
         message = (
             f"`{context.code(node)}` breaks the graph (I/O); defer it: call it through `{wrapper}`, which "
             "Dynamo runs after the graph (reorderable_logging_functions)" + ("; " + "; ".join(details) if details else "")

@@ -22,8 +22,9 @@ from graphweld.settings import Settings
 # rules so that no rule is imported to decide (tests/test_prefilter.py checks they are the rules').
 RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "split-train-step": (("backward", "zero_grad", "optim", "autograd"), False),
+    "profiling-guard": (("nvtx", "perf_counter", "time", "monotonic", "default_timer", "Event", "synchronize"), False),
     "isolate-io": (("breakpoint", "critical", "debug", "dump", "error", "exception", "fatal", "info", "info_once", "input", "load", "log", "open", "print", "save", "set_trace", "sleep", "warn", "warn_explicit", "warning", "warning_advice", "warning_once", "write"), True),
-    "dlpack-custom-op": (("to_dlpack",), True),
+    "dlpack-custom-op": (("to_dlpack", "from_dlpack", "__dlpack__", "fromDlpack", "from_numpy", "cupy", "jax"), False),
     "branchless-guard": (("isinf", "isnan", "isposinf", "isneginf"), False),
     "layerdrop-guard": (("rand", "rand_like"), False),
     "moe-dense-dispatch": (("index_add_",), False),

@@ -16,6 +16,7 @@ import builtins
 import keyword
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 import libcst as cst
 
@@ -30,6 +31,19 @@ WRAPPER_MARK = "graphweld isolate-io"
 # torch.compiler.disable's own (a log record or warning names the caller with stacklevel + 2).
 WRAPPER_FRAMES = 2
 
+# Queries of the device and its allocator that a log reads (measured on torch 2.13: Dynamo puts
+# them in the graph and breaks, "torch.* op returned non-Tensor", GB0208). The wrapper makes them
+# itself, after the graph: what a log shows is the state after the compiled graph ran.
+DEVICE_QUERIES = frozenset(
+    f"torch.{device}.{name}"
+    for device in ("cuda", "cuda.memory", "xpu", "mps", "npu")
+    for name in (
+        "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_cached",
+        "max_memory_cached", "memory_stats", "memory_summary", "mem_get_info", "get_device_name",
+        "get_device_properties", "get_device_capability", "device_count", "current_device", "utilization",
+        "temperature", "power_draw", "clock_rate", "current_allocated_memory", "driver_allocated_memory",
+    )
+)
 # Builtins that read a value into Python text or numbers: the deferred call applies them.
 _READ_BUILTINS = frozenset({"float", "int", "bool", "str", "repr", "format"})
 # Methods whose result shares the receiver's memory: a write to the receiver shows through them.
@@ -67,6 +81,8 @@ class Deferral:
     words: str = ""  # what it prints, for the wrapper's name
     # `name = t.item()` statements that only fed the call: their read moved into the wrapper.
     moved_reads: list[cst.SimpleStatementLine] = field(default_factory=list)
+    # Device and allocator queries the wrapper makes itself, after the graph.
+    queries: list[cst.BaseExpression] = field(default_factory=list)
 
     @property
     def params(self) -> list[str]:
@@ -150,7 +166,7 @@ def plan(
     )
     deferral = Deferral(
         callee=callee, body=body, holes=lifter.holes, words=_words(call) or "_".join(lifter.param_names()),
-        moved_reads=lifter.moved_reads,
+        moved_reads=lifter.moved_reads, queries=lifter.queries,
     )
     generic = all(arg.keyword is None for arg in call.args) and all(
         _is_scalar_constant(arg.value) or _is_hole_name(arg.value, lifter) for arg in args
@@ -258,20 +274,29 @@ class _Lifter:
         self._by_code: dict[str, Hole] = {}
         # Statements `name = t.item()` whose read moves into the wrapper (they are removed).
         self.moved_reads: list[cst.SimpleStatementLine] = []
+        # Device queries the wrapper makes itself, after the graph.
+        self.queries: list[cst.BaseExpression] = []
 
     def param_names(self) -> list[str]:
         return [hole.param for hole in self.holes]
 
     def lift(self, expression: cst.BaseExpression) -> cst.BaseExpression:
+        if self.is_device_query(expression):
+            self.queries.append(expression)
+            return expression
         if is_literal_constant(expression) or self._is_global(expression):
             return expression
         if isinstance(expression, cst.Name):
-            feeding = self.facts.read_feeding_only(expression.value)
+            feeding = self.facts.read_feeding_only(expression.value, self.is_device_query)
             if feeding is not None:
                 # `value = t.item()` read only here: the graph computes `t`, the wrapper reads it.
                 assignment, read = feeding
                 self.moved_reads.append(assignment)
                 return self.lift(read)
+        if isinstance(expression, cst.BinaryOperation) and self._query_arithmetic(expression):
+            # `peak / 2**20` with `peak = torch.cuda.max_memory_allocated()`: made in the wrapper.
+            sides = [side if _numbers_only(side) else self.lift(side) for side in (expression.left, expression.right)]
+            return expression.with_changes(left=sides[0], right=sides[1])
         if isinstance(expression, cst.FormattedString):
             return expression.with_changes(parts=[self._lift_part(part) for part in expression.parts])
         if isinstance(expression, cst.ConcatenatedString):
@@ -298,6 +323,38 @@ class _Lifter:
             if isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString)):
                 return expression.with_changes(args=[arg.with_changes(value=self.lift(arg.value)) for arg in expression.args])
         return self.hole(expression)
+
+    def is_device_query(self, expression: cst.BaseExpression) -> bool:
+        """A device or allocator query (`torch.cuda.memory_allocated()`), alone or in arithmetic
+        with numbers (`torch.cuda.max_memory_allocated() / 2**20`): the wrapper makes it."""
+        if isinstance(expression, cst.BinaryOperation):
+            return all(
+                self.is_device_query(side) or is_literal_constant(side) or self._is_global(side)
+                for side in (expression.left, expression.right)
+            ) and (self.is_device_query(expression.left) or self.is_device_query(expression.right))
+        if isinstance(expression, cst.Call) and self.imports.qualify(expression.func) in DEVICE_QUERIES:
+            return all(is_literal_constant(arg.value) or self._is_global(arg.value) for arg in expression.args)
+        return False
+
+    def _query_arithmetic(self, expression: cst.BaseExpression) -> bool:
+        """Arithmetic of numbers and device queries, read directly or through a name bound to one
+        and read only here, with at least one query."""
+        leaves: list[cst.BaseExpression] = []
+        pending = [expression]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, cst.BinaryOperation):
+                pending += [node.left, node.right]
+            else:
+                leaves.append(node)
+        queries = [
+            leaf for leaf in leaves
+            if self.is_device_query(leaf)
+            or (isinstance(leaf, cst.Name) and (fed := self.facts.read_feeding_only(leaf.value, self.is_device_query)) is not None
+                and self.is_device_query(fed[1]))
+        ]
+        others = [leaf for leaf in leaves if not any(leaf is query for query in queries)]
+        return bool(queries) and all(is_literal_constant(leaf) or self._is_global(leaf) for leaf in others)
 
     def _lift_part(self, part: cst.BaseFormattedStringContent) -> cst.BaseFormattedStringContent:
         if not isinstance(part, cst.FormattedStringExpression):
@@ -452,15 +509,19 @@ class _FunctionFacts:
                 found = "unknown"
         return found
 
-    def read_feeding_only(self, name: str) -> tuple[cst.SimpleStatementLine, cst.Call] | None:
+    def read_feeding_only(
+        self, name: str, device_query: Callable[[cst.BaseExpression], bool] = lambda expression: False
+    ) -> tuple[cst.SimpleStatementLine, cst.BaseExpression] | None:
         """`name = t.item()` (or `.tolist()`, `float(t)`, ...) earlier in the statement's block,
         when `name` is bound nowhere else and read nowhere but in the statement, and nothing in
-        between rebinds or writes what the read reads: the read can move into the wrapper."""
+        between rebinds or writes what the read reads: the read can move into the wrapper. So can
+        a device query (`mem = torch.cuda.memory_allocated()`): the wrapper makes it after the graph."""
         values = self.bindings.get(name, [])
-        if len(values) != 1 or name in self.parameters or not isinstance(values[0], cst.Call):
+        if len(values) != 1 or name in self.parameters or values[0] is None or values[0] is _FOR_TARGET:
             return None
         read = values[0]
-        if _read_operand(read) is None:
+        query = device_query(read)
+        if not query and (not isinstance(read, cst.Call) or _read_operand(read) is None):
             return None
         block = self.parents.get(id(self.statement))
         siblings = list(getattr(block, "body", ()))
@@ -484,6 +545,9 @@ class _FunctionFacts:
             return None
         if any(id(use) not in inside and use is not target[0].target for use in uses):
             return None
+        if query:
+            return assignment, read
+        assert isinstance(read, cst.Call)
         between = siblings[siblings.index(assignment) + 1 : index]
         operand = _read_operand(read)
         assert operand is not None
@@ -504,6 +568,13 @@ class _FunctionFacts:
 
 
 _FOR_TARGET = cst.Name("__for_target__")
+
+
+def _numbers_only(expression: cst.BaseExpression) -> bool:
+    """Arithmetic of number literals only (`2**20`)."""
+    if isinstance(expression, cst.BinaryOperation):
+        return _numbers_only(expression.left) and _numbers_only(expression.right)
+    return isinstance(expression, (cst.Integer, cst.Float))
 
 
 def _read_operand(read: cst.Call) -> cst.BaseExpression | None:
