@@ -393,7 +393,8 @@ class DlpackCustomOp(Rule):
             key = parameter + "".join(module.code_for_node(statement) for statement in body)
             op_function = self._planned.get(key) or fresh_name("_dlpack_round_trip", taken | _all_names(module))
             self._planned[key] = op_function
-            definitions = _op_definitions(namespace, op_function, parameter, body, fake.floating, _placed(found.importer))
+            placed = _placed(found.importer) + (", memory_format=torch.contiguous_format" if _through_another_library(found) else "")
+            definitions = _op_definitions(namespace, op_function, parameter, body, fake.floating, placed)
             if not binds_at_module_level(module, "torch", before=anchor):
                 definitions = [cst.parse_statement("import torch\n"), *definitions]
                 definitions[1] = definitions[1].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
@@ -513,6 +514,10 @@ class DlpackCustomOp(Rule):
             statements = []
             imported = found.importer.with_changes(args=[cst.Arg(export)]) if found.moved else found.importer.deep_replace(found.exported, argument)
         copy = cst.Call(func=cst.Attribute(value=imported, attr=cst.Name("clone")))
+        if _through_another_library(found):
+            # Another library chooses the result's layout (JAX's is contiguous whatever the input's):
+            # the op returns a contiguous copy, and its fake kernel says so.
+            copy = cst.parse_expression(f"{cst.Module([]).code_for_node(imported)}.clone(memory_format=torch.contiguous_format)")  # type: ignore[assignment]
         return [*statements, cst.SimpleStatementLine(body=[cst.Return(value=copy)])]
 
     def _aliasing_mutation(self, function: cst.FunctionDef, found: _RoundTrip) -> str | None:
@@ -563,6 +568,14 @@ def op_namespace(path: str) -> str:
     if namespace[0].isdigit() or keyword.iskeyword(namespace) or namespace in _RESERVED_NAMESPACES:
         namespace = f"user_{namespace}"
     return namespace
+
+
+def _through_another_library(found: _RoundTrip) -> bool:
+    """Whether the data leaves torch for another library's code, not only a capsule and back."""
+    func = found.to_dlpack.func
+    capsule = isinstance(func, cst.Attribute) and func.attr.value in ("to_dlpack", "toDlpack", "__dlpack__")
+    capsule = capsule or (isinstance(func, cst.Name) and func.value in ("to_dlpack", "toDlpack"))
+    return bool(found.foreign_calls) or not capsule
 
 
 def _placed(importer: cst.Call) -> str:

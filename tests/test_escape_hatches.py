@@ -32,6 +32,8 @@ def real_module(source: str, name: str) -> types.ModuleType:
     """Execute `source` as it is, torch.compile decorators included."""
     torch._dynamo.reset()
     module = types.ModuleType(name)
+    # Importable by name, as a user's module is (torch 2.11's Dynamo looks a function's module up).
+    sys.modules[name] = module
     exec(compile(source, f"<{name}>", "exec"), module.__dict__)
     return module
 
@@ -55,18 +57,33 @@ DLPACK_CASES = sorted(
 )
 
 
+# Round trips whose region computes (np.tanh(a) * 2.0): the op's output has the input's shape and
+# dtype, not its values, and its fake kernel admits floating-point inputs only.
+COMPUTING_CASES = {"numpy_protocol_floating", "jax_protocol_one_expression"}
+
+
 @pytest.mark.parametrize("case", DLPACK_CASES)
 def test_generated_op_passes_opcheck(case):
-    module = real_module((GOLDEN / "dlpack-custom-op" / f"{case}.out.py").read_text(), case)
+    source = (GOLDEN / "dlpack-custom-op" / f"{case}.out.py").read_text()
+    if "import jax" in source:
+        pytest.importorskip("jax")
+    module = real_module(source, case)
     ops = generated_ops(module)
     assert ops, "the rewrite defines a custom op"
     for op in ops:
         for make_sample in OPCHECK_SAMPLES:
             sample = make_sample()
+            if case in COMPUTING_CASES and not sample.is_floating_point():
+                # The fake kernel refuses what it was not derived for, rather than guessing.
+                with pytest.raises(Exception, match="floating-point inputs only"):
+                    torch.library.opcheck(op, (sample,))
+                continue
             result = torch.library.opcheck(op, (sample,))
             assert set(result.values()) == {"SUCCESS"}, result
             copy = op(sample)
-            assert torch.equal(copy, sample) and copy.data_ptr() != sample.data_ptr()
+            assert copy.shape == sample.shape and copy.dtype == sample.dtype and copy.data_ptr() != sample.data_ptr()
+            if case not in COMPUTING_CASES:
+                assert torch.equal(copy, sample)
 
 
 SEED_000_INPUTS = [

@@ -7,12 +7,12 @@ def _dlpack_round_trip(tensor: torch.Tensor) -> torch.Tensor:
     """A DLPack round trip as a custom op, opaque to torch.compile (graphweld dlpack-custom-op)."""
     arr = cp.asarray(tensor)
     arr = cp.abs(arr)
-    return torch.as_tensor(arr, device="cuda").clone()
+    return torch.as_tensor(arr, device="cuda").clone(memory_format=torch.contiguous_format)
 
 
 @_dlpack_round_trip.register_fake
 def _dlpack_round_trip_fake(tensor):
-    return torch.empty_like(tensor, device="cuda")
+    return torch.empty_like(tensor, device="cuda", memory_format=torch.contiguous_format)
 
 
 @torch.compile

@@ -8,12 +8,12 @@ def _dlpack_round_trip(tensor: torch.Tensor) -> torch.Tensor:
     capsule = torch.utils.dlpack.to_dlpack(tensor)
     array = cupy.fromDlpack(capsule)
     array = cupy.abs(array)
-    return torch.utils.dlpack.from_dlpack(array.toDlpack()).clone()
+    return torch.utils.dlpack.from_dlpack(array.toDlpack()).clone(memory_format=torch.contiguous_format)
 
 
 @_dlpack_round_trip.register_fake
 def _dlpack_round_trip_fake(tensor):
-    return torch.empty_like(tensor)
+    return torch.empty_like(tensor, memory_format=torch.contiguous_format)
 
 
 @torch.compile(fullgraph=True)

@@ -8,7 +8,7 @@ def _dlpack_round_trip(tensor: torch.Tensor) -> torch.Tensor:
     capsule = torch.utils.dlpack.to_dlpack(tensor)
     array = cupy.fromDlpack(capsule)
     array = cupy.sqrt(array)
-    return torch.utils.dlpack.from_dlpack(array.toDlpack()).clone()
+    return torch.utils.dlpack.from_dlpack(array.toDlpack()).clone(memory_format=torch.contiguous_format)
 
 
 @_dlpack_round_trip.register_fake
@@ -17,7 +17,7 @@ def _dlpack_round_trip_fake(tensor):
         tensor.is_floating_point(),
         lambda: "_dlpack_round_trip: the fake kernel keeps the shape and dtype of floating-point inputs only",
     )
-    return torch.empty_like(tensor)
+    return torch.empty_like(tensor, memory_format=torch.contiguous_format)
 
 
 @torch.compile(fullgraph=True)

@@ -8,7 +8,7 @@ def _dlpack_round_trip(tensor: torch.Tensor) -> torch.Tensor:
     """A DLPack round trip as a custom op, opaque to torch.compile (graphweld dlpack-custom-op)."""
     arr = np.from_dlpack(tensor)
     arr = np.tanh(arr) * 2.0
-    return torch.from_dlpack(arr).clone()
+    return torch.from_dlpack(arr).clone(memory_format=torch.contiguous_format)
 
 
 @_dlpack_round_trip.register_fake
@@ -17,7 +17,7 @@ def _dlpack_round_trip_fake(tensor):
         tensor.is_floating_point(),
         lambda: "_dlpack_round_trip: the fake kernel keeps the shape and dtype of floating-point inputs only",
     )
-    return torch.empty_like(tensor)
+    return torch.empty_like(tensor, memory_format=torch.contiguous_format)
 
 
 class Squash(nn.Module):
