@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
 import types
 from pathlib import Path
 
@@ -18,6 +19,8 @@ GOLDEN = Path(__file__).parent / "golden" / "isolate-io"
 
 def real_module(source: str) -> types.ModuleType:
     module = types.ModuleType("isolate_io_case")
+    # Importable by name, as a user's module is (torch 2.11's Dynamo looks a function's module up).
+    sys.modules[module.__name__] = module
     exec(compile(source, "<isolate_io_case>", "exec"), module.__dict__)
     return module
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -593,7 +594,20 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
     raise click.exceptions.Exit(EXIT_PENDING)
 
 
+# The oldest torch CI runs graphweld's tests on (the pyproject's floor for the `torch` extra).
+TESTED_TORCH = (2, 13)
+
+
 def _note_unused_options(report) -> None:  # type: ignore[no-untyped-def]
+    """What the user should know of how the run was made: options that applied to nothing, and a
+    torch older than graphweld is tested on."""
+    version = re.match(r"(\d+)\.(\d+)", report.torch_version or "")
+    if version is not None and (int(version.group(1)), int(version.group(2))) < TESTED_TORCH:
+        _stderr().print(
+            f"note: torch {report.torch_version} is older than {'.'.join(map(str, TESTED_TORCH))}, the oldest graphweld is "
+            "tested on; every rewrite is still verified on this torch, and what does not verify is dropped",
+            highlight=False,
+        )
     if report.unused_compile_options:
         _stderr().print(
             f"note: --compile-options {', '.join(report.unused_compile_options)} applied to nothing: the entry "
