@@ -150,3 +150,37 @@ def test_in_an_ipython_shell_the_report_renders_as_html(tmp_path: Path, monkeypa
         torch._dynamo.reset()
         torch._dynamo.utils.CleanupManager.instance.clear()
         InteractiveShell.clear_instance()
+
+
+FAILING = '''import numpy as np
+import torch
+from torch import nn
+
+
+class Scale(nn.Module):
+    def forward(self, x):
+        peak = np.from_dlpack(x).max()
+        return x / float(peak)
+
+
+class Broken(nn.Module):
+    def forward(self, x):
+        return x @ torch.ones(3, 3)
+'''
+
+
+def test_a_model_whose_compiled_call_raises_is_reported_not_raised(tmp_path: Path, monkeypatch):
+    (tmp_path / "failing_api_model.py").write_text(FAILING)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    sys.modules.pop("failing_api_model", None)
+    module = importlib.import_module("failing_api_model")
+    report = graphweld.explain(module.Scale(), torch.rand(4, 8) + 1)
+    assert report.totals()["compile_error"].startswith("TorchRuntimeError")
+    (site,) = report.sites
+    assert (site.location, site.type) == ("failing_api_model.py:8", "compile fails")
+    assert "the compiled call fails" in repr(report)
+    # A model that fails eagerly too raises its own error.
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        graphweld.explain(module.Broken(), torch.ones(2, 2))
+    sys.modules.pop("failing_api_model", None)

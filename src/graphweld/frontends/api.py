@@ -181,8 +181,9 @@ class ExplainReport:
         return console.export_text()
 
     def __repr__(self) -> str:
+        fails = f"the compiled call fails ({self.run.compile_error}); " if self.run.compile_fails else ""
         return (
-            f"<graphweld.ExplainReport: {self.graph_breaks} graph break(s) at {len(self.sites)} site(s), "
+            f"<graphweld.ExplainReport: {fails}{self.graph_breaks} graph break(s) at {len(self.sites)} site(s), "
             f"{self.graphs} graph(s), {self.skipped_frames} skipped frame(s); "
             f"{sum(1 for site in self.sites if site.rule and site.diff)} with a fix>"
         )
@@ -272,8 +273,9 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict, train: boo
     import torch._dynamo
     from torch._dynamo.utils import counters
 
+    from graphweld.runs.entry import failure_site
     from graphweld.runs.runner import (
-        GraphCounter, compiled_backward_graphs, default_loss, parse_break, parse_recompile, skipped_frames,
+        CompiledRunFailed, GraphCounter, compiled_backward_graphs, default_loss, parse_break, parse_recompile, skipped_frames,
     )  # fmt: skip
 
     compiled_already = _compiles_itself(torch, model)
@@ -281,14 +283,22 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict, train: boo
     torch._dynamo.reset()
     counters.clear()
     backward_graphs = None
+    failed: dict[str, Any] = {}
     with _dynamo_log(torch) as log, GraphCounter() as graphs:
-        if train:
-            with _training_step(torch, model), torch.enable_grad():
-                loss = default_loss(callable_(*args, **kwargs))
-                backward_graphs = compiled_backward_graphs(loss)
-                loss.backward()
-        else:
-            callable_(*args, **kwargs)
+        try:
+            if train:
+                with _training_step(torch, model), torch.enable_grad():
+                    loss = default_loss(callable_(*args, **kwargs))
+                    backward_graphs = compiled_backward_graphs(loss)
+                    loss.backward()
+            else:
+                callable_(*args, **kwargs)
+        except Exception as exc:
+            # The compiled call raised: a result (the first site) when the model runs eagerly;
+            # when it does not, the eager call's own exception is the user's to see.
+            with _stance(torch, "force_eager"):
+                callable_(*args, **kwargs)
+            failed = CompiledRunFailed(exc, "entry" if compiled_already else "graphweld").fields()
     breaks = [parsed for parsed in map(parse_break, log.breaks) if parsed is not None]
     recompiles = [parsed for parsed in map(parse_recompile, log.recompiles) if parsed is not None]
     device = _device_of(torch, model, args, kwargs)
@@ -298,13 +308,25 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict, train: boo
         outputs={},
         graphs=len(graphs.ops_per_graph),
         ops=sum(graphs.ops_per_graph),
-        skipped_frames=skipped_frames({"total": 0, "ok": 0, **counters["frames"]}, breaks),
+        # A frame whose compile raised is not one Dynamo skipped: the failure is the picture.
+        skipped_frames=0 if failed else skipped_frames({"total": 0, "ok": 0, **counters["frames"]}, breaks),
         compiled_by="entry" if compiled_already else "graphweld",
         breaks=[break_site(parsed) for parsed in breaks],
         recompiles=[Recompile(r["function"], r["file"], r["line"], r["reason"]) for r in recompiles],
         train=train,
         backward_graphs=backward_graphs,
+        compile_error=failed.get("compile_error"),
+        compile_failure=failure_site(failed),
     )
+
+
+@contextlib.contextmanager
+def _stance(torch: Any, stance: str) -> Iterator[None]:
+    torch.compiler.set_stance(stance)
+    try:
+        yield
+    finally:
+        torch.compiler.set_stance("default")
 
 
 @contextlib.contextmanager

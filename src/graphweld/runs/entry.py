@@ -440,11 +440,11 @@ def run_entry(
         coverage={file: {int(line): count for line, count in lines.items()} for file, lines in result.get("coverage", {}).items()},
         resume_settings=tuple(result.get("resume_settings", ())),
         compile_error=result.get("compile_error"),
-        compile_failure=_failure_site(result),
+        compile_failure=failure_site(result),
     )
 
 
-def _failure_site(result: dict[str, Any]) -> BreakSite | None:
+def failure_site(result: dict[str, Any]) -> BreakSite | None:
     """Where the compiled run raised, as a site at the user's line (the innermost frame of the
     user's code it passed through)."""
     error = result.get("compile_error")
