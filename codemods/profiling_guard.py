@@ -36,6 +36,9 @@ EVENT_READS = {"elapsed_time": "0.0"}
 SYNCHRONIZE = frozenset({"torch.cuda.synchronize", "torch.accelerator.synchronize", "torch.cpu.synchronize"})
 
 
+_PROFILING_NAMES = NVTX_CALLS | NVTX_CONTEXTS | set(CLOCKS) | CUDA_EVENTS | SYNCHRONIZE
+
+
 class ProfilingGuard(Rule):
     """Run profiling and timing code eagerly only: NVTX ranges, CUDA-event and wall-clock timers.
 
@@ -123,8 +126,18 @@ class ProfilingGuard(Rule):
             # A timer's own clock reads: its `with` is skipped while compiling instead (Dynamo
             # traces a context manager's exit but drops the printing it defers there).
             return
+        nodes = list(iter_nodes(node.body, prune=_skipped))
+        calls = [child for child in nodes if isinstance(child, cst.Call)]
+        names = {self._qualify(call) for call in calls}
+        methods = {call.func.attr.value for call in calls if isinstance(call.func, cst.Attribute)}
+        if (
+            not names & _PROFILING_NAMES
+            and not methods & (EVENT_STATEMENTS | set(EVENT_READS))
+            and not any(isinstance(child, cst.With) for child in nodes)
+        ):
+            return  # nothing of profiling here: most functions, said in one walk
         events = _event_names(node, context.regions.imports) | self._event_attributes()
-        timing = any(self._is_timing(call, events) for call in _own_calls(node.body))
+        timing = any(self._is_timing(call, events) for call in calls)
         for block in _blocks(node.body):
             self._guard_block(node, block, events, timing)
 
