@@ -138,7 +138,7 @@ def fix_verified(
         sites, result.sites_outside = sites_by_file(report, lambda file: file in under)
         if not sites:
             break
-        in_round(f"rewriting the files that hold {len(report.fix_sites)} site(s)")
+        in_round(f"rewriting the files that hold {len(report.fix_sites)} break site(s)")
         started = time.monotonic()
         search = _RoundSearch(
             {under[real]: lines for real, lines in sites.items()}, settings, result, report, target, in_round,
