@@ -59,6 +59,9 @@ CAPSULE_EXPORTERS = frozenset({"torch.utils.dlpack.to_dlpack", "torch.to_dlpack"
 # The calls of a round trip that only hand the data over (their leaf names).
 CONVERSION_LEAVES = frozenset({"numpy", "array", "as_tensor", "from_numpy", "tensor", "block_until_ready", "get", "device_put"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
+# What an export's text holds (DLPACK_BREAKERS, ARRAY_EXPORTERS, EXPORT_METHODS): looked for in the
+# module's text before any function is walked.
+_EXPORT_WORDS = re.compile(r"dlpack|Dlpack|asarray|\.array\(|\.numpy\(")
 # Namespaces torch reserves for its own operators.
 _RESERVED_NAMESPACES = frozenset({"aten", "prim", "prims", "torch", "inductor", "quantized", "_"})
 OP_MARK = "graphweld dlpack-custom-op"
@@ -183,9 +186,12 @@ class DlpackCustomOp(Rule):
         super().__init__(context)
         # Op body -> the op's name, for the ops proposed in this pass.
         self._planned: dict[str, str] = {}
+        # Every export writes one of these: a module without them holds no round trip.
+        text = context.text
+        self._may_export = text is None or _EXPORT_WORDS.search(text) is not None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if not self.context.regions.is_compiled(node) or not isinstance(node.body, cst.IndentedBlock):
+        if not self._may_export or not self.context.regions.is_compiled(node) or not isinstance(node.body, cst.IndentedBlock):
             return
         handled: set[int] = set()
         taken = set(self.context.regions.module_names)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
@@ -29,14 +30,23 @@ CLOCKS = {
     "timeit.default_timer": "0.0",
 }
 CUDA_EVENTS = frozenset({"torch.cuda.Event", "torch.cuda.streams.Event", "torch.Event"})
+# An event is a timer only when made with `enable_timing=True` and used for nothing but recording,
+# synchronizing and reading a time: one passed on, stored or waited on orders streams (DDP's copy
+# events), and is left alone.
 # Methods of a CUDA event used for timing: statements, and the one that reads a time.
-EVENT_STATEMENTS = frozenset({"record", "synchronize", "wait"})
+EVENT_STATEMENTS = frozenset({"record", "synchronize"})
 EVENT_READS = {"elapsed_time": "0.0"}
 # Waits that only make a timing honest: skipped with the timing, where the function times.
 SYNCHRONIZE = frozenset({"torch.cuda.synchronize", "torch.accelerator.synchronize", "torch.cpu.synchronize"})
 
 
 _PROFILING_NAMES = NVTX_CALLS | NVTX_CONTEXTS | set(CLOCKS) | CUDA_EVENTS | SYNCHRONIZE
+# What the forms' text holds (a clock's or event's name, NVTX, a synchronize): looked for in the
+# module's text before any function is walked.
+_PROFILING_WORDS = re.compile(
+    r"\bnvtx\b|perf_counter|\bmonotonic(?:_ns)?\b|default_timer|process_time|time_ns|\btime\(|\bEvent\b|\bsynchronize\b|cuda\.profiler"
+)
+_EVENT_METHODS = EVENT_STATEMENTS | set(EVENT_READS)
 
 
 class ProfilingGuard(Rule):
@@ -94,7 +104,16 @@ class ProfilingGuard(Rule):
     time the compiled call from its caller). Those fixes are safe: every line is still printed,
     with the timing values of a compiled run. A timer context manager is skipped whole while
     compiling, so a compiled run does not print its line: that fix is unsafe. A timer bound by
-    `as` and read afterwards, or an NVTX decorator, is reported.
+    `as` and read afterwards is reported.
+
+    Only timing is touched. An event counts when it is made with `enable_timing=True` and used
+    for nothing but `record()`, `synchronize()`, `query()` and `elapsed_time()`: one stored,
+    passed on or waited on orders streams (DistributedDataParallel's copy events) and stays. A
+    function's clocks are rewritten only when every reading feeds what is reported: a clock
+    compared, tested, slept on or passed to `range` (a deadline, a timeout), a timestamp stored on
+    an object, returned or handed to a call other than a print or a log, or a duration measured
+    from a reading made elsewhere (`time.monotonic() - self.start`) is reported, not rewritten:
+    reading 0 there would change what the program does.
     """
 
     id = "profiling-guard"
@@ -118,9 +137,17 @@ class ProfilingGuard(Rule):
     # A compiled run prints its timings as 0: lines that differ only in their numbers are its.
     varies_printed_numbers = True
 
+    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(context)
+        # Every form writes one of these: a module without them has nothing to guard.
+        text = context.text
+        self._may_profile = text is None or _PROFILING_WORDS.search(text) is not None
+        # Clock reads of the function being visited that decide control flow (left as they are).
+        self._clocks_kept: set[int] = set()
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         context = self.context
-        if not context.regions.is_compiled(node) or not isinstance(node.body, cst.IndentedBlock):
+        if not self._may_profile or not context.regions.is_compiled(node) or not isinstance(node.body, cst.IndentedBlock):
             return
         if _is_context_manager(node):
             # A timer's own clock reads: its `with` is skipped while compiling instead (Dynamo
@@ -128,16 +155,34 @@ class ProfilingGuard(Rule):
             return
         nodes = list(iter_nodes(node.body, prune=_skipped))
         calls = [child for child in nodes if isinstance(child, cst.Call)]
-        names = {self._qualify(call) for call in calls}
-        methods = {call.func.attr.value for call in calls if isinstance(call.func, cst.Attribute)}
+        # An event method on an attribute (`self.start.record()`) may be an event the class made.
+        on_attributes = any(
+            isinstance(call.func, cst.Attribute) and call.func.attr.value in _EVENT_METHODS
+            and isinstance(call.func.value, cst.Attribute) for call in calls
+        )
         if (
-            not names & _PROFILING_NAMES
-            and not methods & (EVENT_STATEMENTS | set(EVENT_READS))
-            and not any(isinstance(child, cst.With) for child in nodes)
+            not any(self._qualify(call) in _PROFILING_NAMES for call in calls)
+            and not on_attributes
+            and not any(
+                isinstance(child, cst.With) and any(self._skippable_context(item.item) for item in child.items)
+                for child in nodes
+            )
         ):
             return  # nothing of profiling here: most functions, said in one walk
-        events = _event_names(node, context.regions.imports) | self._event_attributes()
-        timing = any(self._is_timing(call, events) for call in calls)
+        events = _timing_events(node.body, context.regions.imports, local=True)
+        if on_attributes:
+            events |= self._event_attributes()
+        clocks = [call for call in calls if self._qualify(call) in CLOCKS]
+        deciding = _decides(nodes, clocks) if clocks else None
+        if deciding is not None:
+            # A deadline or a timeout, not a timer: reading 0 while compiling would change what
+            # the function does. Its clocks stay (and so does any synchronize it makes).
+            self._clocks_kept = {id(call) for call in clocks}
+            self.report(clocks[0], f"`{context.code(clocks[0])}`: its value decides what the function does "
+                                   f"(`{context.code(deciding)}`), not only what it reports; not a timer, not rewritten")
+        else:
+            self._clocks_kept = set()
+        timing = any(self._is_timing(call, events) and id(call) not in self._clocks_kept for call in calls)
         for block in _blocks(node.body):
             self._guard_block(node, block, events, timing)
 
@@ -199,7 +244,7 @@ class ProfilingGuard(Rule):
     def _propose_values(self, statement: cst.SimpleStatementLine, events: set[str]) -> None:
         """Clock reads, event construction and `elapsed_time` in a statement: a neutral value
         while compiling."""
-        reads = {id(call): neutral for call in _own_calls(statement) if (neutral := self._neutral(call, events)) is not None}
+        reads = {id(call): neutral for call in _own_calls(statement) if (neutral := self._neutral(call, events, statement)) is not None}
         if not reads:
             return
         torch = self.context.torch_name() or "torch"
@@ -268,37 +313,36 @@ class ProfilingGuard(Rule):
         return self.context.regions.imports.qualify(call.func)
 
     def _is_timing(self, call: cst.Call, events: set[str]) -> bool:
-        name = self._qualify(call)
+        """A clock read, or a time read from a timing event."""
         func = call.func
-        return name in CLOCKS or name in CUDA_EVENTS or (
+        return self._qualify(call) in CLOCKS or (
             isinstance(func, cst.Attribute) and func.attr.value in EVENT_READS and _receiver(func) in events
         )
 
-    def _neutral(self, call: cst.Call, events: set[str]) -> str | None:
-        """What the call reads as while compiling, when it is a clock, an event or a time read."""
+    def _neutral(self, call: cst.Call, events: set[str], statement: cst.SimpleStatementLine) -> str | None:
+        """What the call reads as while compiling, when it is a clock, a timing event made or a
+        time read."""
         name = self._qualify(call)
         if name in CLOCKS:
-            return CLOCKS[name]
+            return None if id(call) in self._clocks_kept else CLOCKS[name]
         if name in CUDA_EVENTS:
-            return "None"
+            small = statement.body[0]
+            made = isinstance(small, cst.Assign) and small.value is call and any(
+                _dotted(target.target) in events for target in small.targets
+            )
+            return "None" if made else None
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in EVENT_READS and _receiver(func) in events:
             return EVENT_READS[func.attr.value]
         return None
 
     def _event_attributes(self) -> set[str]:
-        """`self.NAME` the module's classes bind to a CUDA event (`self.start = torch.cuda.Event(...)`)."""
+        """`self.NAME` the module's classes bind to a timing event (`self.start =
+        torch.cuda.Event(enable_timing=True)`) and use only to time."""
         cached = getattr(self, "_attributes", None)
-        if cached is not None:
-            return cached
-        found: set[str] = set()
-        self._attributes = found
-        for node in iter_nodes(self.context.module):
-            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and self._qualify(node.value) in CUDA_EVENTS:
-                for target in node.targets:
-                    if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name):
-                        found.add(f"{target.target.value.value}.{target.target.attr.value}")
-        return found
+        if cached is None:
+            cached = self._attributes = _timing_events(self.context.module, self.context.regions.imports, local=False)
+        return cached
 
     def _skippable_context(self, expression: cst.BaseExpression) -> bool:
         """An NVTX range, or a timer: a call of a function or class of this module that reads a clock."""
@@ -412,11 +456,142 @@ def _receiver(func: cst.Attribute) -> str | None:
     return None
 
 
-def _event_names(function: cst.FunctionDef, imports) -> set[str]:  # type: ignore[no-untyped-def]
-    """The local names the function binds to a CUDA event."""
-    found = set()
-    for node in iter_nodes(function.body, prune=is_scope):
+def _timing_events(root: cst.CSTNode, imports, *, local: bool) -> set[str]:  # type: ignore[no-untyped-def]
+    """The names (`local`: plain names in a function's body; else `self.NAME` anywhere in the
+    module) bound to an event made with `enable_timing=True` and used for nothing but timing:
+    recorded, synchronized, queried, or in `elapsed_time`."""
+    nodes = list(iter_nodes(root, prune=is_scope if local else None))
+    made: set[str] = set()
+    for node in nodes:
         if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and imports.qualify(node.value.func) in CUDA_EVENTS:
+            timed = any(
+                arg.keyword is not None and arg.keyword.value == "enable_timing"
+                and isinstance(arg.value, cst.Name) and arg.value.value == "True" for arg in node.value.args
+            )
             for target in node.targets:
-                found |= set(target_names(target.target))
-    return found
+                name = _dotted(target.target)
+                if timed and name is not None and ("." in name) != local:
+                    made.add(name)
+    if not made:
+        return made
+    uses: dict[str, int] = dict.fromkeys(made, 0)
+    timed_uses: dict[str, int] = dict.fromkeys(made, 0)
+    for node in nodes:
+        name = _dotted(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        if name in uses:
+            uses[name] += 1
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if _dotted(target.target) in timed_uses:
+                    timed_uses[_dotted(target.target)] += 1  # type: ignore[index]
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            receiver = _dotted(node.func.value)
+            if receiver in timed_uses and node.func.attr.value in ("record", "synchronize", "query", "elapsed_time"):
+                timed_uses[receiver] += 1  # type: ignore[index]
+            if node.func.attr.value == "elapsed_time":
+                for arg in node.args:
+                    if _dotted(arg.value) in timed_uses:
+                        timed_uses[_dotted(arg.value)] += 1  # type: ignore[index]
+    return {name for name in made if uses[name] == timed_uses[name]}
+
+
+def _decides(nodes: list[cst.CSTNode], clocks: list[cst.Call]) -> cst.CSTNode | None:
+    """The test, comparison or wait in the function that reads a clock's value (directly or through
+    names bound from it), or None: a clock that only feeds what is reported is a timer."""
+    clock_ids = {id(call) for call in clocks}
+    tainted: set[str] = set()
+
+    def reads_clock(node: cst.CSTNode) -> bool:
+        return any(
+            id(inner) in clock_ids or (isinstance(inner, cst.Name) and inner.value in tainted)
+            for inner in iter_nodes(node, prune=is_scope)
+        )
+
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            value = node.value if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) else None
+            if value is None or not reads_clock(value):
+                continue
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                new = set(target_names(target)) - tainted
+                if new:
+                    tainted |= new
+                    changed = True
+    # A timestamp that leaves the function (stored on an object, returned) may decide elsewhere
+    # (a rate limit, a cache's age); a duration (a difference of clock reads) is what is reported.
+    def duration(value: cst.BaseExpression) -> bool:
+        return any(
+            isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Subtract) and reads_clock(inner)
+            for inner in iter_nodes(value, prune=is_scope)
+        ) or (isinstance(value, cst.Name) and value.value in durations)
+
+    def timestamp(value: cst.BaseExpression) -> bool:
+        """A clock's reading itself (`time.time()`, `int(now)`), not a difference of two."""
+        return reads_clock(value) and not duration(value) and not any(
+            isinstance(inner, cst.Name) and inner.value in durations for inner in iter_nodes(value, prune=is_scope)
+        )
+
+    durations = {
+        name for node in nodes if isinstance(node, cst.Assign) and reads_clock(node.value)
+        and any(isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Subtract) for inner in iter_nodes(node.value))
+        for target in node.targets for name in target_names(target.target)
+    }
+    stamps = {
+        name for node in nodes if isinstance(node, cst.Assign) and id(node.value) in clock_ids
+        for target in node.targets for name in target_names(target.target)
+    }
+    for node in nodes:
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract) and reads_clock(node):
+            # A duration of this function's own clock reads reads 0 while compiling; one measured
+            # from a reading made elsewhere (`now - self.start`) would not.
+            for side in (node.left, node.right):
+                if not (id(side) in clock_ids or (isinstance(side, cst.Name) and side.value in stamps)):
+                    return node
+        if isinstance(node, cst.Assign) and timestamp(node.value) and any(
+            not isinstance(target.target, cst.Name) for target in node.targets
+        ):
+            return node
+        if isinstance(node, cst.Call) and _callee_leaf(node) not in _REPORTING_CALLS and any(
+            timestamp(arg.value) for arg in node.args
+        ):
+            return node
+        if isinstance(node, cst.Return) and node.value is not None:
+            parts = node.value.elements if isinstance(node.value, cst.Tuple) else [node.value]
+            if any(timestamp(part.value if isinstance(part, cst.Element) else part) for part in parts):
+                return node
+    for node in nodes:
+        tested = None
+        if isinstance(node, (cst.If, cst.While, cst.IfExp)) and not _not_compiling(node.test):
+            tested = node.test
+        elif isinstance(node, (cst.Comparison, cst.Assert)):
+            tested = node
+        elif isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
+            leaf = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
+            tested = node if leaf in ("sleep", "wait", "range") else None
+        if tested is not None and reads_clock(tested):
+            return tested
+    return None
+
+
+# Calls a timing is reported through: a timestamp handed to any other call may decide there.
+_REPORTING_CALLS = frozenset(
+    {"print", "format", "str", "repr", "float", "int", "round", "abs", "write", "debug", "info", "warning", "warn",
+     "error", "critical", "log", "exception", "info_once", "warning_once"}
+)
+
+
+def _callee_leaf(call: cst.Call) -> str:
+    func = call.func
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+
+
+def _dotted(node: cst.CSTNode) -> str | None:
+    """`start` for a name, `self.start` for an attribute of a name."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        return f"{node.value.value}.{node.attr.value}"
+    return None
