@@ -16,5 +16,5 @@ python3 -m pip download --quiet --only-binary=:all: --python-version "$version" 
     --no-deps -d "$wheels" \
     libcst pyyaml pygls lsprotocol cattrs attrs nbformat fastjsonschema jupyter_core traitlets platformdirs \
     typing_extensions
-python3 -m pip wheel --quiet --no-deps --no-build-isolation -w "$wheels" .
+python3 -m pip wheel --quiet --no-deps -w "$wheels" .
 ls -1 "$wheels"
