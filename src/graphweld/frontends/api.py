@@ -276,6 +276,7 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict, train: boo
     from graphweld.runs.entry import failure_site
     from graphweld.runs.runner import (
         CompiledRunFailed, GraphCounter, compiled_backward_graphs, default_loss, parse_break, parse_recompile, skipped_frames,
+        stance,
     )  # fmt: skip
 
     compiled_already = _compiles_itself(torch, model)
@@ -296,7 +297,7 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict, train: boo
         except Exception as exc:
             # The compiled call raised: a result (the first site) when the model runs eagerly;
             # when it does not, the eager call's own exception is the user's to see.
-            with _stance(torch, "force_eager"):
+            with stance("force_eager"):
                 callable_(*args, **kwargs)
             failed = CompiledRunFailed(exc, "entry" if compiled_already else "graphweld").fields()
     breaks = [parsed for parsed in map(parse_break, log.breaks) if parsed is not None]
@@ -318,15 +319,6 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict, train: boo
         compile_error=failed.get("compile_error"),
         compile_failure=failure_site(failed),
     )
-
-
-@contextlib.contextmanager
-def _stance(torch: Any, stance: str) -> Iterator[None]:
-    torch.compiler.set_stance(stance)
-    try:
-        yield
-    finally:
-        torch.compiler.set_stance("default")
 
 
 @contextlib.contextmanager

@@ -451,14 +451,11 @@ def failure_site(result: dict[str, Any]) -> BreakSite | None:
     if error is None:
         return None
     stack = tuple((frame[0], frame[1], frame[2]) for frame in result.get("compile_error_stack", []))
-    site = result.get("compile_error_site", "")
-    file, _, line = site.rpartition(":")
-    if stack:
-        file, line = stack[-1][0], str(stack[-1][1])
-    if not file or not line.isdigit():
+    if not stack:
         return None  # raised outside the user's code: reported with the picture, placed nowhere
+    file, line, _ = stack[-1]
     return BreakSite(
-        file=file, line=int(line), gb="", reason=f"the compiled run raises {error}", hint="", skipped_frame=False,
+        file=file, line=line, gb="", reason=f"the compiled run raises {error}", hint="", skipped_frame=False,
         explanation=result.get("compile_error_explanation", ""), stack=stack, fails=True,
     )
 

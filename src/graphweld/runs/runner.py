@@ -712,10 +712,11 @@ def _called_by_program(frame: Any) -> bool:
 
 
 @contextlib.contextmanager
-def _stance(stance: str, backend: Any = None):  # type: ignore[no-untyped-def]
+def stance(mode: str, backend: Any = None):  # type: ignore[no-untyped-def]
+    """torch.compiler's stance for the block (`force_eager` runs compiled code eagerly), then the default."""
     import torch
 
-    torch.compiler.set_stance(stance, force_backend=backend)
+    torch.compiler.set_stance(mode, force_backend=backend)
     try:
         yield
     finally:
@@ -741,7 +742,6 @@ class CompiledRunFailed(Exception):
         return dict(
             compiled_by=self.compiled_by,
             compile_error=_first_line(error),
-            compile_error_site=error_site(error),
             compile_error_stack=user_stack(error),
             compile_error_explanation=_explanation(error),
             fullgraph=False,
@@ -844,7 +844,7 @@ def _compiled_run(program: Program, request: dict[str, Any], programs: ProgramCo
             return compile_it or compiled_anything()
 
         shown = _OutputRecorder()
-        with shown.recording(), _stance("default", None if compile_it else forced_backend):
+        with shown.recording(), stance("default", None if compile_it else forced_backend):
             records = _calls(program, model, inputs, after_first)
         return records, shown
 
@@ -908,7 +908,7 @@ def _fullgraph(program: Program, compiled_by: str, dynamic: Any) -> dict[str, An
                 error_on_graph_break = getattr(torch._dynamo, "error_on_graph_break", None)
                 if error_on_graph_break is None:  # torch < 2.9: cannot be asked of the program's compiles
                     return {"fullgraph": None}
-                with error_on_graph_break(True), _stance("default", "eager"):
+                with error_on_graph_break(True), stance("default", "eager"):
                     program.call(model, value)
         return {"fullgraph": True}
     except Exception as exc:  # any failure means fullgraph=True does not hold
@@ -950,18 +950,9 @@ def _explanation(exc: BaseException) -> str:
 
 
 def error_site(exc: BaseException) -> str:
-    """`file:line` of the user's code an exception comes from, or ""."""
-    from graphweld.runs.entry import is_library_file
-
-    real_stack = getattr(exc, "real_stack", None)
-    frames = [(frame.filename, frame.lineno) for frame in real_stack or ()]
-    if not frames:
-        frames = [(frame.filename, frame.lineno) for frame in traceback.extract_tb(exc.__traceback__)]
-    for filename, line in reversed(frames):
-        real = os.path.realpath(filename)
-        if os.path.isfile(real) and not is_library_file(real):
-            return f"{real}:{line}"
-    return ""
+    """`file:line` of the user's code an exception comes from (the innermost of `user_stack`), or ""."""
+    stack = user_stack(exc)
+    return f"{stack[-1][0]}:{stack[-1][1]}" if stack else ""
 
 
 def run(request: dict[str, Any]) -> dict[str, Any]:
@@ -1000,7 +991,7 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
             inputs = program.inputs()
         shown = _OutputRecorder()
         # Every torch.compile the program makes is turned off: the reference is the plain program.
-        with shown.recording(), _stance("force_eager"), covered.recording():
+        with shown.recording(), stance("force_eager"), covered.recording():
             outputs["eager_calls"] = _calls(program, model, inputs)
         result.update(shown.fields("eager"))
         result["coverage"] = covered.as_json()
