@@ -69,6 +69,9 @@ def run_case(name: str, source: Path, what: str, work: Path, device: str, timeou
         folder, timeout,
     )
     result["fix_exit"] = code
+    # The fix's whole answer beside the table (why a rewrite was dropped), one level under --out:
+    # the device tool brings back no deeper file.
+    (work.parent / f"fix-{folder.name}.log").write_text(out + ("\n--- stderr\n" + err if err.strip() else ""))
     if out.strip().startswith("{"):
         data = json.loads(out)
         result["kept"] = sorted({rule for rules in data["kept"].values() for rule in rules})
