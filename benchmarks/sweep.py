@@ -1,6 +1,7 @@
 """Sweep every rule over a real corpus and check what a migration must guarantee.
 
 Usage: python benchmarks/sweep.py [--corpus torch|transformers|PATH ...] [--sample N] [--jobs N]
+       python benchmarks/sweep.py --cost [--corpus torch/nn ...] [--repeat 3]
 
 Each corpus (default: the installed torch and transformers packages) is copied to a temporary
 directory; then, with every rule, `--assume-compiled --unsafe-fixes`:
@@ -11,12 +12,21 @@ directory; then, with every rule, `--assume-compiled --unsafe-fixes`:
 4. `graphweld fix --check` finds nothing left to do (a second run changes nothing).
 Prints the counts per rule and every failure; exits 1 when any check fails. `--sample N` keeps
 every N-th file (tests/test_sweep.py runs a sample in CI).
+
+`--cost` prices each rule instead: the scan (`fix --check`, as one process) runs in this process
+over each corpus, by default and with `--assume-compiled`, with every rule's handlers (its
+`__init__`, `visit_*` and `leave_*`) timed, and prints per rule the seconds spent in it and its
+share of the scan beside the scan's whole time and its parsing. What a rule computes for a module
+and caches (the module's references, its tensor values) is charged to the first rule that asks.
+A rule that lands shows its price here; the whole scan's time is measured side by side against an
+older commit by timing `graphweld fix --check` (benchmarks/RESULTS.md says how).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import os
 import shutil
@@ -141,6 +151,72 @@ def sweep(name: str, sample: int = 1, jobs: int = os.cpu_count() or 1) -> SweepR
     return result
 
 
+def rule_costs(name: str, assume_compiled: bool, repeat: int = 3) -> tuple[float, float, dict[str, float]]:
+    """The scan of corpus `name` in this process (one job), the fastest of `repeat` runs: its whole
+    seconds, the seconds spent parsing and the seconds spent in each rule's handlers."""
+    from graphweld import engine
+    from graphweld.codemods import RULES
+    from graphweld.settings import Settings
+
+    spent: dict[str, float] = {}
+    active = [False]  # a handler a rule calls from its own handler is its own time already
+
+    def timed(function, key):  # type: ignore[no-untyped-def]
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+            if active[0]:
+                return function(*args, **kwargs)
+            active[0] = True
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[key] = spent.get(key, 0.0) + time.perf_counter() - started
+                active[0] = False
+        return wrapper
+
+    patched: list[tuple[object, str, object]] = []
+    for rule in RULES:
+        for attribute, value in list(vars(rule).items()):
+            if callable(value) and (attribute == "__init__" or attribute.startswith(("visit_", "leave_"))):
+                patched.append((rule, attribute, value))
+                setattr(rule, attribute, timed(value, rule.id))
+    patched.append((engine, "parse", engine.parse))
+    engine.parse = timed(engine.parse, "(parsing)")  # type: ignore[assignment]
+    settings = Settings(assume_compiled=assume_compiled)
+    best: tuple[float, dict[str, float]] | None = None
+    try:
+        with tempfile.TemporaryDirectory(prefix="graphweld-cost-") as scratch:
+            root = Path(scratch) / "corpus"
+            copy_corpus(locate(name), root, 1)
+            for _ in range(repeat):
+                spent.clear()
+                started = time.perf_counter()
+                for _result in engine.run([str(root)], settings, jobs=1):
+                    pass
+                whole = time.perf_counter() - started
+                if best is None or whole < best[0]:
+                    best = (whole, dict(spent))
+    finally:
+        for owner, attribute, value in reversed(patched):
+            setattr(owner, attribute, value)
+    assert best is not None
+    whole, costs = best
+    return whole, costs.pop("(parsing)", 0.0), costs
+
+
+def print_costs(name: str, repeat: int) -> None:
+    for assume_compiled in (False, True):
+        whole, parsing, costs = rule_costs(name, assume_compiled, repeat)
+        mode = "--assume-compiled" if assume_compiled else "default"
+        print(f"\n### {name}, {mode}: {whole:.2f} s in all (one process, fastest of {repeat}), parsing {parsing:.2f} s")
+        print("| rule | seconds | share |\n| --- | --- | --- |")
+        for rule, seconds in sorted(costs.items(), key=lambda item: -item[1]):
+            print(f"| {rule} | {seconds:.3f} | {seconds / whole:.0%} |")
+        rest = whole - parsing - sum(costs.values())
+        print(f"| (the engine: reading, the walk, regions, edits) | {rest:.3f} | {rest / whole:.0%} |")
+
+
 def print_result(result: SweepResult) -> None:
     print(f"\n### {result.corpus}: {result.files} files")
     print(f"- rewritten: {result.changed} files; changes per rule: " + ", ".join(f"{rule} {count}" for rule, count in sorted(result.per_rule.items())))
@@ -159,7 +235,13 @@ def main() -> int:
     parser.add_argument("--corpus", action="append", help="torch, transformers, or a directory (repeatable)")
     parser.add_argument("--sample", type=int, default=1, help="keep every N-th file")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--cost", action="store_true", help="price each rule: seconds of the scan spent in it")
+    parser.add_argument("--repeat", type=int, default=3, help="--cost: runs per mode, the fastest reported")
     args = parser.parse_args()
+    if args.cost:
+        for name in args.corpus or ["torch", "transformers"]:
+            print_costs(name, args.repeat)
+        return 0
     results = [sweep(name, args.sample, args.jobs) for name in args.corpus or ["torch", "transformers"]]
     for result in results:
         print_result(result)

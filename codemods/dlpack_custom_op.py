@@ -61,7 +61,7 @@ CONVERSION_LEAVES = frozenset({"numpy", "array", "as_tensor", "from_numpy", "ten
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 # What an export's text holds (DLPACK_BREAKERS, ARRAY_EXPORTERS, EXPORT_METHODS): looked for in the
 # module's text before any function is walked.
-_EXPORT_WORDS = re.compile(r"dlpack|Dlpack|asarray|\.array\(|\.numpy\(")
+_EXPORT_WORDS = ("dlpack", "Dlpack", "asarray", ".array(", ".numpy(")
 # Namespaces torch reserves for its own operators.
 _RESERVED_NAMESPACES = frozenset({"aten", "prim", "prims", "torch", "inductor", "quantized", "_"})
 OP_MARK = "graphweld dlpack-custom-op"
@@ -188,7 +188,7 @@ class DlpackCustomOp(Rule):
         self._planned: dict[str, str] = {}
         # Every export writes one of these: a module without them holds no round trip.
         text = context.text
-        self._may_export = text is None or _EXPORT_WORDS.search(text) is not None
+        self._may_export = text is None or any(word in text for word in _EXPORT_WORDS)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if not self._may_export or not self.context.regions.is_compiled(node) or not isinstance(node.body, cst.IndentedBlock):

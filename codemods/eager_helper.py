@@ -98,16 +98,19 @@ class EagerHelper(Rule):
         info = regions.function_info(node)
         if info is None or not _is_helper(info) or regions.is_compile_root(node):
             return
-        seen_by_run = info.qualname in regions.called_names
-        if not (seen_by_run or (info.cls is None and regions.has_compiled_caller(info.name))):
-            return
-        if _generator_or_coroutine(node):
-            return
         torch_name = context.torch_name()
         if torch_name is None:
             return
         reads = [(statement, call) for statement in own_statements(node) for call in self._value_calls(statement)]
         broken = [statement for statement in own_statements(node) if context.breaks_per_run(statement)]
+        if not reads and not broken:
+            return
+        # Who calls it is asked last: the module's references are walked when first asked.
+        seen_by_run = info.qualname in regions.called_names
+        if not (seen_by_run or (info.cls is None and regions.has_compiled_caller(info.name))):
+            return
+        if _generator_or_coroutine(node):
+            return
         value_lines = {id(statement) for statement, _ in reads}
         evidence = [statement for statement in broken if id(statement) in value_lines or _masks(statement)]
         # A call Dynamo cannot trace at all (a `torch.Generator` seeded per call, NumPy's

@@ -75,13 +75,19 @@ class LocalBufferCast(Rule):
         if not context.regions.is_compiled(node) or node.name.value == "__init__" or not node.params.params:
             return
         receiver = node.params.params[0].name.value
-        owner = _owning_class(context.module, node)
-        if owner is None or not isinstance(node.body, cst.IndentedBlock):
+        if not isinstance(node.body, cst.IndentedBlock):
             return
         statements = list(node.body.body)
+        owner: cst.ClassDef | None = None
         for index, statement in enumerate(statements):
             name = _converted_buffer(statement, receiver)
-            if name is None or not _made_with_buffer(owner, name, context.regions.imports.qualify):
+            if name is None:
+                continue
+            # The class is looked for only for a conversion assigned back (a walk of the module).
+            owner = owner or _owning_class(context.module, node)
+            if owner is None:
+                return
+            if not _made_with_buffer(owner, name, context.regions.imports.qualify):
                 continue
             rest = statements[index + 1 :]
             if _assigns_attribute(rest, receiver, name) or _read_elsewhere(owner, node, name):

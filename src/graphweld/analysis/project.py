@@ -53,7 +53,7 @@ class ProjectIndex:
                 data = (read or read_bytes)(path)
             except (OSError, SourceError):
                 continue  # a device, a huge file, unreadable: the run reports the file itself
-            if _MENTIONS_COMPILE.search(data) is None:
+            if b"compile" not in data or _MENTIONS_COMPILE.search(data) is None:
                 continue
             try:
                 with warnings.catch_warnings():

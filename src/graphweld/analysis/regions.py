@@ -20,7 +20,7 @@ Functions Dynamo does not trace are never regions: decorated with `torch.compile
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
 
 import libcst as cst
 
@@ -291,9 +291,8 @@ class CompiledRegions:
         # compile call named by it); lines are found only when `root_reasons()` is asked.
         self._root_reasons: dict[str, tuple[str, cst.Call | None]] = {}
         self._module = module
-        # `references(name)`, walked once per name however many rules ask (eager-helper and
-        # nonstrict-helper ask of the same helpers).
-        self._references: dict[str, list[tuple[bool, cst.FunctionDef | None]]] = {}
+        # Every name's loads, walked once when a rule first asks `references(name)`.
+        self._references: dict[str, list[tuple[bool, cst.FunctionDef | None, str | None]]] | None = None
         # The span of each function (by id), placed once however many kinds of lines are mapped.
         self._function_spans: dict | None = None
         if root_lines:
@@ -321,31 +320,35 @@ class CompiledRegions:
     def references(self, name: str) -> list[tuple[bool, cst.FunctionDef | None]]:
         """Every load of module-level `name` in the module outside its own definition: (is it the
         callee of a call, the innermost enclosing function)."""
-        if name in self._references:
-            return self._references[name]
-        found: list[tuple[bool, cst.FunctionDef | None]] = []
-        stack: list[tuple[cst.CSTNode, cst.FunctionDef | None]] = [(self._module, None)]
+        if self._references is None:
+            self._references = self._all_references()
+        return [(is_call, function) for is_call, function, outermost in self._references.get(name, []) if outermost != name]
+
+    def _all_references(self) -> dict[str, list[tuple[bool, cst.FunctionDef | None, str | None]]]:
+        # One walk for every name (eager-helper and nonstrict-helper ask of each helper; a walk per
+        # name was most of the scan's time over torch/nn): each load with the outermost function
+        # holding it, so that a name's own definition (and its recursion) is left out when asked.
+        found: dict[str, list[tuple[bool, cst.FunctionDef | None, str | None]]] = {}
+        stack: list[tuple[Any, cst.FunctionDef | None, str | None]] = [(self._module, None, None)]
         while stack:
-            current, function = stack.pop()
-            if isinstance(current, cst.FunctionDef):
-                if current.name.value == name and function is None:
-                    continue  # its own definition (and recursion)
+            current, function, outermost = stack.pop()
+            # Exact types, not isinstance: libcst's nodes are ABCs, and this walks every node.
+            kind = type(current)
+            if kind is cst.FunctionDef:
+                if function is None:
+                    outermost = current.name.value
                 for decorator in current.decorators:
-                    stack.append((decorator, function))
-                stack.append((current.body, current))
-                continue
-            if isinstance(current, cst.Call) and isinstance(current.func, cst.Name) and current.func.value == name:
-                found.append((True, function))
-                stack.extend((arg, function) for arg in current.args)
-                continue
-            if isinstance(current, cst.Name) and current.value == name:
-                found.append((False, function))
-                continue
-            if isinstance(current, cst.Attribute):
-                stack.append((current.value, function))
-                continue
-            stack.extend((child, function) for child in children(current))
-        self._references[name] = found
+                    stack.append((decorator, function, outermost))
+                stack.append((current.body, current, outermost))
+            elif kind is cst.Call and type(current.func) is cst.Name:
+                found.setdefault(current.func.value, []).append((True, function, outermost))
+                stack.extend((arg, function, outermost) for arg in current.args)
+            elif kind is cst.Name:
+                found.setdefault(current.value, []).append((False, function, outermost))
+            elif kind is cst.Attribute:
+                stack.append((current.value, function, outermost))
+            else:
+                stack.extend((child, function, outermost) for child in children(current))
         return found
 
     def only_compiled_calls(self, name: str) -> bool:

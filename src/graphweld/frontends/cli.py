@@ -274,14 +274,20 @@ def _nothing_to_fix(paths: Sequence[str], settings: Settings) -> int | None:
     if errors or any(not path.endswith(".py") for path in files):
         return None
     verdict = file_verdict(settings)
-    index = None if settings.assume_compiled else ProjectIndex.build(files)
+    read: list[tuple[str, bytes]] = []
     for path in files:
         try:
             data = read_bytes(path)
         except SourceError:
             return None
-        if verdict(data, bool(index.names_for(path)) if index is not None else False) != NO_SITE:
+        if verdict(data, False) != NO_SITE:
             return None
+        read.append((path, data))
+    # Only when every file is ruled out on its own is the project index built (the full run builds
+    # its own): a file another file compiles may still hold a site.
+    index = None if settings.assume_compiled else ProjectIndex.build(files)
+    if index is not None and any(index.names_for(path) and verdict(data, True) != NO_SITE for path, data in read):
+        return None
     print(f"graphweld: {len(files)} file{'s' if len(files) != 1 else ''} checked: no file can hold a graph-break site.", file=sys.stderr)
     return EXIT_OK
 
