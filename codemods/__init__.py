@@ -13,12 +13,14 @@ from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
 from graphweld.codemods.eager_helper import EagerHelper
 from graphweld.codemods.eager_module_setup import EagerModuleSetup
 from graphweld.codemods.eager_only_default import EagerOnlyDefault
+from graphweld.codemods.equality_shortcut import EqualityShortcut
 from graphweld.codemods.guard_to_check import GuardToCheck
 from graphweld.codemods.hoist_try import HoistTry
 from graphweld.codemods.hoist_with import HoistWith
 from graphweld.codemods.isolate_io import IsolateIO
 from graphweld.codemods.layerdrop_guard import LayerdropGuard
 from graphweld.codemods.local_buffer_cast import LocalBufferCast
+from graphweld.codemods.memo_bypass import MemoBypass
 from graphweld.codemods.moe_dense_dispatch import MoeDenseDispatch
 from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
@@ -48,6 +50,8 @@ RULES = (
     LocalBufferCast,
     BufferAsNumber,
     NumpyOnNumbers,
+    MemoBypass,
+    EqualityShortcut,
     EagerOnlyDefault,
     SortItemsByKey,
     BranchToWhere,

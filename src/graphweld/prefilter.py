@@ -32,6 +32,8 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "local-buffer-cast": (("Buffer",), False),
     "buffer-as-number": (("Buffer", "register_buffer"), False),
     "numpy-on-numbers": (("lcm", "gcd", "sum", "prod", "arange", "bool", "int", "float"), False),
+    "memo-bypass": (("dumps", "hashlib", "repr", "hash", "str", "item", "tolist", "tobytes"), False),
+    "equality-shortcut": (("equal", "allclose", "all"), False),
     "eager-only-default": (("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling", "is_tracing"), False),
     "sort-items-by-key": (("sorted",), False),
     "branch-to-where": (("if",), False),

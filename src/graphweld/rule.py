@@ -175,6 +175,10 @@ class RuleContext:
         """Whether a run saw a graph break at the statement's first line."""
         return self._starts_on(statement, self.break_lines)
 
+    def passes_per_run(self, statement: cst.CSTNode) -> bool:
+        """Whether a run saw the statement's first line on the stack of a break further in."""
+        return self._starts_on(statement, self.stack_lines)
+
     def untraceable_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw Dynamo break at the statement's first line on a call it cannot trace."""
         return self._starts_on(statement, self.untraceable_lines)

@@ -1,0 +1,214 @@
+"""equality-shortcut: a shortcut taken when tensors are equal takes the general path while compiling."""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import libcst as cst
+
+from graphweld.analysis.names import dotted_name
+from graphweld.analysis.blocks import block_statements
+from graphweld.rule import Rule, Safety
+from graphweld.walk import iter_nodes
+
+# Comparisons that return a Python bool read from tensor values.
+_BOOL_COMPARISONS = frozenset({"equal", "allclose"})
+# Reductions that turn an elementwise comparison into one boolean tensor.
+_REDUCTIONS = frozenset({"all"})
+_COMPARE_CALL = re.compile(r"\b(?:equal|allclose)\s*\(")
+_ALL_CALL = re.compile(r"\ball\s*\(")
+
+
+class EqualityShortcut(Rule):
+    """Take the general path while compiling where a shortcut is chosen by comparing tensor values.
+
+    ## What it fixes
+    In a compiled region, a test of whether tensors are equal that picks a cheaper path or skips
+    work: `torch.equal(x1, x2)` and `torch.allclose(a, b)` (or their method forms) in an `if`, kept
+    in a flag (`x1_eq_x2 = torch.equal(x1, x2)`, GPyTorch's kernels) or passed on as an argument;
+    and an `if` on `torch.all(mask == 1)` or `(a == b).all()` (Hugging Face's "the mask keeps every
+    position, so drop it").
+
+    ## Why the graph breaks
+    `torch.equal` and `torch.allclose` return a Python bool computed from the values ("Data
+    dependent operator", GB0033), and an `if` on a boolean tensor needs its value ("Data-dependent
+    branching", GB0170): Dynamo knows neither while it builds the graph, so it splits it there.
+
+    ## Example
+    ```python
+    if attention_mask is not None and torch.all(attention_mask == 1):
+        attention_mask = None
+    x1_eq_x2 = torch.equal(x1, x2)
+    ```
+    becomes
+    ```python
+    if attention_mask is not None and (not torch.compiler.is_compiling() and torch.all(attention_mask == 1)):
+        attention_mask = None
+    x1_eq_x2 = not torch.compiler.is_compiling() and torch.equal(x1, x2)
+    ```
+
+    ## Safety
+    Unsafe. While compiling, the program goes as if the tensors differed: it takes the general
+    path, which is right when the shortcut only saves work (keeping an all-ones mask, computing a
+    symmetric product in full) and differs where the equal case means something else (a distance
+    matrix whose diagonal the shortcut zeroes exactly, where the general path leaves rounding
+    error). Eager runs take the shortcut as before. Tests that guard a `raise` or a warning are
+    checks, not shortcuts, and are left alone; so are `while` tests and `elif`s.
+    """
+
+    id = "equality-shortcut"
+    reference = "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0033.html"
+    summary = "Take the general path while compiling where a shortcut is chosen by comparing tensor values"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "`torch.equal(a, b)` / `torch.allclose(a, b)` in an `if`, a flag or an argument, and `if torch.all(mask == 1):`"
+        " or `if (a == b).all():` choosing a shortcut, in a compiled region"
+    )
+    rewrite = "`(not torch.compiler.is_compiling() and <test>)`: the general path while compiling"
+    default = "unsafe: the general path must give what the shortcut gives for equal values"
+    trigger_words = ("equal", "allclose", "all")
+    needs_breaker_call = False
+    node_types = (cst.If, cst.SimpleStatementLine)
+
+    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(context)
+        # Flags and arguments are only calls of `equal`/`allclose`: lines are not walked in a module
+        # that makes none (most modules that say "equal" say it in a name or a comment).
+        text = context.text
+        self._compares = text is None or (("equal" in text or "allclose" in text) and _COMPARE_CALL.search(text) is not None)
+        self._tests = self._compares or text is None or _ALL_CALL.search(text) is not None
+
+    def visit_If(self, node: cst.If) -> None:
+        context = self.context
+        if not self._tests or id(node) in context.elif_nodes or not self._in_region(node):
+            return
+        if _guards_a_check(node):
+            return
+        guarded = _guarded(node.test)
+        tests = [n for n in iter_nodes(node.test, prune=_nested_scope) if self._is_test(n, in_condition=True) and id(n) not in guarded]
+        if not tests:
+            return
+        torch_name = context.torch_name()
+        if torch_name is None:
+            return
+        whole = len(tests) == 1 and tests[0] is node.test
+        test = node.test.visit(_GeneralPath({id(t) for t in tests}, torch_name, bare=node.test if whole else None))
+        self._propose(node, [node.with_changes(test=test)], tests[0])
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        context = self.context
+        if not self._compares or len(node.body) != 1 or isinstance(node.body[0], (cst.Assert, cst.Raise)):
+            return
+        if not self._in_region(node):
+            return
+        small = node.body[0]
+        guarded = _guarded(small)
+        tests = [
+            n for n in iter_nodes(small, prune=_nested_scope)
+            if self._is_test(n, in_condition=False) and id(n) not in guarded and self._kept_or_passed(small, n)
+        ]
+        if not tests:
+            return
+        torch_name = context.torch_name()
+        if torch_name is None:
+            return
+        bare = small.value if isinstance(small, cst.Assign) and small.value is tests[0] else None
+        replaced = node.visit(_GeneralPath({id(t) for t in tests}, torch_name, bare=bare))
+        self._propose(node, [replaced], tests[0])  # type: ignore[list-item]
+
+    def _propose(self, node: cst.BaseStatement, replacement: Sequence[cst.BaseStatement], test: cst.CSTNode) -> None:
+        message = (
+            f"`{self.context.code(test)}` compares tensor values to choose a shortcut, which breaks the graph; "
+            "take the general path while compiling (unsafe: it must give what the shortcut gives for equal values)"
+        )
+        self.propose(node, replacement, anchor=node, message=message, safety=Safety.UNSAFE)
+
+    def _in_region(self, statement: cst.CSTNode) -> bool:
+        context = self.context
+        return context.in_compiled_region or context.breaks_per_run(statement) or context.branches_on_tensor_per_run(statement)
+
+    def _is_test(self, node: cst.CSTNode, in_condition: bool) -> bool:
+        """`torch.equal(...)`/`allclose` (any context), or, in a condition, `torch.all(a == b)` / `(a == b).all()`."""
+        if not isinstance(node, cst.Call):
+            return False
+        qualified = self.context.regions.imports.qualify(node.func) or ""
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        if qualified in ("torch.equal", "torch.allclose") or (method in _BOOL_COMPARISONS and not qualified.startswith(("numpy.", "math."))):
+            return len(node.args) >= (2 if qualified.startswith("torch.") else 1)
+        if not in_condition:
+            return False
+        if qualified == "torch.all" and len(node.args) == 1:
+            return _is_equality(node.args[0].value)
+        if method in _REDUCTIONS and not node.args and isinstance(node.func, cst.Attribute):
+            return _is_equality(node.func.value)
+        return False
+
+    def _kept_or_passed(self, small: cst.BaseSmallStatement, test: cst.Call) -> bool:
+        """Whether a boolean comparison is kept in a name or passed as an argument (a flag for later)."""
+        if isinstance(small, cst.Assign):
+            return small.value is test and all(isinstance(t.target, cst.Name) for t in small.targets)
+        return any(isinstance(n, cst.Arg) and n.value is test for n in iter_nodes(small))
+
+
+class _GeneralPath(cst.CSTTransformer):
+    """Each test `t` becomes `(not torch.compiler.is_compiling() and t)`; unparenthesized when it
+    is the whole test or value (`bare`)."""
+
+    def __init__(self, tests: set[int], torch_name: str, bare: cst.CSTNode | None) -> None:
+        super().__init__()
+        self.tests = tests
+        self.torch_name = torch_name
+        self.bare = bare
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if id(original_node) not in self.tests:
+            return updated_node
+        guarded = cst.BooleanOperation(
+            left=cst.parse_expression(f"not {self.torch_name}.compiler.is_compiling()"),
+            operator=cst.And(),
+            right=updated_node,
+        )
+        if original_node is self.bare:
+            return guarded
+        return guarded.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _guarded(node: cst.CSTNode) -> set[int]:
+    """The tests already behind `not torch.compiler.is_compiling() and ...` (a second run)."""
+    found: set[int] = set()
+    for n in iter_nodes(node):
+        if (
+            isinstance(n, cst.BooleanOperation) and isinstance(n.operator, cst.And)
+            and isinstance(n.left, cst.UnaryOperation) and isinstance(n.left.operator, cst.Not)
+            and isinstance(n.left.expression, cst.Call)
+            and (dotted_name(n.left.expression.func) or "").endswith("is_compiling")
+        ):
+            found.add(id(n.right))
+    return found
+
+
+def _is_equality(node: cst.BaseExpression) -> bool:
+    """`a == b` (one comparison) or `a.eq(b)`."""
+    if isinstance(node, cst.Comparison):
+        return len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, cst.Equal)
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "eq"
+
+
+def _guards_a_check(node: cst.If) -> bool:
+    """An `if` whose branch raises or warns: a check, not a shortcut."""
+    branches = [node.body]
+    if isinstance(node.orelse, cst.Else):
+        branches.append(node.orelse.body)
+    for branch in branches:
+        for statement in block_statements(branch):
+            for n in iter_nodes(statement):
+                if isinstance(n, cst.Raise):
+                    return True
+                if isinstance(n, cst.Call) and (dotted_name(n.func) or "").split(".")[-1] in ("warn", "warning", "warn_once"):
+                    return True
+    return False
+
+
+def _nested_scope(node: cst.CSTNode) -> bool:
+    return isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef))
