@@ -86,7 +86,7 @@ class EqualityShortcut(Rule):
         if _guards_a_check(node):
             return
         guarded = _guarded(node.test)
-        tests = [n for n in iter_nodes(node.test, prune=_nested_scope) if self._is_test(n, in_condition=True) and id(n) not in guarded]
+        tests = _outermost([n for n in iter_nodes(node.test, prune=_nested_scope) if isinstance(n, cst.Call)], self._is_test, guarded)
         if not tests:
             return
         torch_name = context.torch_name()
@@ -104,10 +104,8 @@ class EqualityShortcut(Rule):
             return
         small = node.body[0]
         guarded = _guarded(small)
-        tests = [
-            n for n in iter_nodes(small, prune=_nested_scope)
-            if self._is_test(n, in_condition=False) and id(n) not in guarded and self._kept_or_passed(small, n)
-        ]
+        calls = [n for n in iter_nodes(small, prune=_nested_scope) if isinstance(n, cst.Call)]
+        tests = [n for n in _outermost(calls, lambda c, in_condition: self._is_test(c, in_condition), guarded, in_condition=False) if self._kept_or_passed(small, n)]
         if not tests:
             return
         torch_name = context.torch_name()
@@ -134,8 +132,11 @@ class EqualityShortcut(Rule):
             return False
         qualified = self.context.regions.imports.qualify(node.func) or ""
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-        if qualified in ("torch.equal", "torch.allclose") or (method in _BOOL_COMPARISONS and not qualified.startswith(("numpy.", "math."))):
-            return len(node.args) >= (2 if qualified.startswith("torch.") else 1)
+        if qualified in ("torch.equal", "torch.allclose"):
+            return len(node.args) >= 2
+        if method in _BOOL_COMPARISONS:
+            # A method of a value (`x1.equal(x2)`), not a function of another library (`tf.equal`).
+            return not qualified and len(node.args) >= 1
         if not in_condition:
             return False
         if qualified == "torch.all" and len(node.args) == 1:
@@ -174,8 +175,22 @@ class _GeneralPath(cst.CSTTransformer):
         return guarded.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
+def _outermost(calls: list[cst.Call], is_test, guarded: set[int], in_condition: bool = True) -> list[cst.Call]:  # type: ignore[no-untyped-def]
+    """The tests among `calls`, each widened to the `.item()`/`.bool()` read of it: the whole read
+    becomes False while compiling, never the tensor under it."""
+    tests = {id(call): call for call in calls if is_test(call, in_condition) and id(call) not in guarded}
+    for call in calls:
+        if (
+            isinstance(call.func, cst.Attribute) and call.func.attr.value in ("item", "bool") and not call.args
+            and id(call.func.value) in tests and id(call) not in guarded
+        ):
+            del tests[id(call.func.value)]
+            tests[id(call)] = call
+    return list(tests.values())
+
+
 def _guarded(node: cst.CSTNode) -> set[int]:
-    """The tests already behind `not torch.compiler.is_compiling() and ...` (a second run)."""
+    """The nodes already behind `not torch.compiler.is_compiling() and ...` (a second run)."""
     found: set[int] = set()
     for n in iter_nodes(node):
         if (
@@ -184,7 +199,7 @@ def _guarded(node: cst.CSTNode) -> set[int]:
             and isinstance(n.left.expression, cst.Call)
             and (dotted_name(n.left.expression.func) or "").endswith("is_compiling")
         ):
-            found.add(id(n.right))
+            found |= {id(inner) for inner in iter_nodes(n.right)}
     return found
 
 

@@ -123,6 +123,11 @@ class MemoBypass(Rule):
         key_statement, helpers = next(((s, h) for s in statements if (h := self._key_helpers(s)) is not None), (None, []))
         if key_statement is None and not seen_by_run:
             return
+        # A memo: what the key statement binds looks a cache up or stores in it (here, or in a
+        # module helper it is handed to), not a wrapper that only logs or converts its arguments.
+        keys = _bound_names(key_statement) if key_statement is not None else set()
+        if not any(self._indexes_cache(n, keys) for n in iter_nodes(node.body)) or not _stores_result(node, calls, keys):
+            return
         torch_name = context.torch_name()
         if torch_name is None:
             return
@@ -166,6 +171,79 @@ class MemoBypass(Rule):
                 if helper is not None and any(isinstance(n, cst.Call) and _key_call(n, qualify) for n in iter_nodes(helper.node.body)):
                     helpers.append(helper)
         return helpers if helpers or direct else None
+
+
+    def _indexes_cache(self, node: cst.CSTNode, keys: set[str]) -> bool:
+        """Whether `node` looks a cache up or stores in it by one of `keys`: `k in cache`,
+        `cache[k]`, `cache.get(k)`/`setdefault`/`pop`, or a module helper handed `k` that does."""
+        if not keys:
+            return False
+        if _uses_as_index(node, keys):
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            helper = self._module_functions().get(node.func.value)
+            if helper is None:
+                return False
+            positional = [p.name.value for p in (*helper.node.params.posonly_params, *helper.node.params.params)]
+            handed: set[str] = set()
+            for index, arg in enumerate(node.args):
+                if not any(isinstance(n, cst.Name) and n.value in keys for n in iter_nodes(arg.value)):
+                    continue
+                if arg.keyword is not None:
+                    handed.add(arg.keyword.value)
+                elif not arg.star and index < len(positional):
+                    handed.add(positional[index])
+            return bool(handed) and any(_uses_as_index(n, handed) for n in iter_nodes(helper.node.body))
+        return False
+
+
+def _stores_result(node: cst.FunctionDef, calls: list[cst.Call], keys: set[str]) -> bool:
+    """Whether what the wrapped call returns is stored under the key: `cache[key] = <call>` (or a
+    name bound to it), `cache.setdefault(key, <call>)`, or a helper handed both (`_add_to_cache`)."""
+    call_ids = {id(call) for call in calls}
+
+    def holds(expression: cst.CSTNode, values: set[str]) -> bool:
+        return any(id(n) in call_ids or (isinstance(n, cst.Name) and n.value in values) for n in iter_nodes(expression))
+
+    def mentions_key(expression: cst.CSTNode) -> bool:
+        return any(isinstance(n, cst.Name) and n.value in keys for n in iter_nodes(expression))
+
+    assigns = [n for n in iter_nodes(node.body) if isinstance(n, cst.Assign)]
+    values = {name for n in assigns if holds(n.value, set()) for name in _bound_names(n)}
+    for n in assigns:
+        if holds(n.value, values) and any(
+            isinstance(t.target, cst.Subscript) and any(mentions_key(e.slice) for e in t.target.slice) for t in n.targets
+        ):
+            return True
+    for n in iter_nodes(node.body):
+        if isinstance(n, cst.Call) and id(n) not in call_ids and len(n.args) >= 2:
+            if any(holds(a.value, values) for a in n.args) and any(mentions_key(a.value) for a in n.args):
+                return True
+    return False
+
+
+def _uses_as_index(node: cst.CSTNode, keys: set[str]) -> bool:
+    def mentions(expression: cst.CSTNode) -> bool:
+        return any(isinstance(n, cst.Name) and n.value in keys for n in iter_nodes(expression))
+
+    if isinstance(node, cst.Comparison):
+        return any(isinstance(c.operator, (cst.In, cst.NotIn)) for c in node.comparisons) and mentions(node.left)
+    if isinstance(node, cst.Subscript):
+        return any(mentions(element.slice) for element in node.slice)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("get", "setdefault", "pop"):
+        return bool(node.args) and mentions(node.args[0].value)
+    return False
+
+
+def _bound_names(statement: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+    for n in iter_nodes(statement):
+        if isinstance(n, cst.Assign):
+            for target in n.targets:
+                names |= {t.value for t in iter_nodes(target.target) if isinstance(t, cst.Name)}
+        elif isinstance(n, (cst.AnnAssign, cst.NamedExpr)):
+            names |= {t.value for t in iter_nodes(n.target) if isinstance(t, cst.Name)}
+    return names
 
 
 def _key_call(call: cst.Call, qualify) -> bool:  # type: ignore[no-untyped-def]

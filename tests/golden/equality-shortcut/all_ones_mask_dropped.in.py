@@ -1,6 +1,7 @@
 # settings: assume_compiled=true unsafe_fixes=true
 # Hugging Face's attention: a mask that keeps every position is dropped (so SDPA may take its
 # fast path); a method form of the same test; a flag passed as an argument.
+import tensorflow as tf
 import torch
 
 
@@ -25,3 +26,9 @@ def mix(a, b):
 
 def combine(a, b):
     return _blend(a, b, same=torch.equal(a, b))
+
+
+def first_padded(batch_ids, pad_token_id):
+    if torch.all(batch_ids == pad_token_id).item():
+        return True
+    return tf.equal(batch_ids, pad_token_id)
