@@ -11,8 +11,35 @@ from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
-# torch functions that draw uniformly from [0, 1).
-_UNIFORM_DRAWS = frozenset(("torch.rand", "torch.rand_like"))
+# Functions that draw uniformly from [0, 1) (torch's, Python's, NumPy's): never below 0.
+_UNIFORM_DRAWS = frozenset((
+    "torch.rand", "torch.rand_like", "random.random", "numpy.random.rand", "numpy.random.random",
+    "numpy.random.random_sample",
+))
+# Draws from [low, high]: uniform from [0, 1] when called with (0, 1) (NumPy's also with no bounds).
+_BOUNDED_DRAWS = frozenset(("random.uniform", "numpy.random.uniform"))
+
+
+def _is_uniform_draw(node: cst.CSTNode, qualify) -> bool:  # type: ignore[no-untyped-def]
+    """A draw that is never below 0: `torch.rand([])`, `torch.rand(1).item()`, `random.random()`,
+    `random.uniform(0, 1)`, `np.random.uniform(0, 1)`, `np.random.rand()`."""
+    if not isinstance(node, cst.Call):
+        return False
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "item" and not node.args:
+        return isinstance(node.func.value, cst.Call) and qualify(node.func.value.func) in ("torch.rand", "torch.rand_like")
+    qualified = qualify(node.func)
+    if qualified in _UNIFORM_DRAWS:
+        return True
+    if qualified in _BOUNDED_DRAWS:
+        bounds = [arg.value for arg in node.args if arg.keyword is None]
+        if not bounds and qualified.startswith("numpy."):
+            return not node.args
+        return (
+            len(node.args) == 2 and len(bounds) == 2
+            and all(isinstance(b, (cst.Integer, cst.Float)) for b in bounds)
+            and (float(bounds[0].value), float(bounds[1].value)) == (0.0, 1.0)  # type: ignore[attr-defined]
+        )
+    return False
 
 
 class LayerdropGuard(Rule):
@@ -54,10 +81,13 @@ class LayerdropGuard(Rule):
     of 0, Dynamo never compares the draw, and the loop compiles. With a positive probability the
     branch really depends on the draw, and the break stays.
 
-    The same draw written inside the test (`if self.training and torch.rand([]) < self.layerdrop:
-    continue`, last in the test's `and`, or the whole test) is first bound to a name, under an `if`
-    of what came before it in the `and`, so it is drawn exactly when it was; the comparison is then
-    guarded as above:
+    The draw may be any that is never below 0: `torch.rand`, `torch.rand(1).item()`, Python's
+    `random.random()` or `random.uniform(0, 1)` (older transformers), NumPy's `np.random.rand()` or
+    `np.random.uniform(0, 1)`. The same draw written inside the test (`if self.training and
+    torch.rand([]) < self.layerdrop: continue`, last in the test's `and`, or the whole test) is
+    first bound to a name, under an `if` of what came before it in the `and`, so it is drawn
+    exactly when it was (a `torch.rand(1).item()` is bound as the tensor `torch.rand(1)`: the same
+    draw and decision, and no `.item()` to break on); the comparison is then guarded as above:
     ```python
     if self.training:
         dropout_probability = torch.rand([])
@@ -65,8 +95,15 @@ class LayerdropGuard(Rule):
             continue
     ```
 
+    A draw Dynamo cannot trace at all (`random.random()`, NumPy's) breaks wherever it is bound, so
+    inside the test the probability is tested before the draw instead: `if self.training and
+    self.layerdrop > 0 and random.random() < self.layerdrop:` (unsafe, below).
+
     ## Safety
-    Safe: outputs, gradients and the random stream are those of the original. `torch.rand` draws
+    Safe, but for draws Dynamo cannot trace: outputs, gradients and the random stream are those of
+    the original. For `random.random()` and NumPy's draws the probability is tested before drawing:
+    with a probability of 0 the draw is not made, so that generator's later numbers differ (outputs
+    and gradients do not): an unsafe fix. `torch.rand` draws
     from [0, 1), so `draw < p` (or `p > draw`) is False whenever p is 0 or less, and
     `p > 0 and draw < p` equals `draw < p` for every number p (a tensor p is decided on as
     before). The draw itself stays where it was, so the random numbers consumed do not change
@@ -83,15 +120,15 @@ class LayerdropGuard(Rule):
     summary = "Decide on the probability before comparing a random draw with it (LayerDrop)"
     # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
     finds = (
-        "`if draw < self.layerdrop: continue` on a `torch.rand` draw (LayerDrop), the draw bound first or "
-        "made inside the test"
+        "`if draw < self.layerdrop: continue` on a draw in [0, 1) (LayerDrop): `torch.rand`, `torch.rand(1).item()`, "
+        "`random.random()`, `random.uniform(0, 1)`, NumPy's; the draw bound first or made inside the test"
     )
     rewrite = (
         "compare the probability first: `if self.layerdrop > 0 and draw < self.layerdrop:` (a draw inside the"
         " test is bound to a name first, under the same conditions)"
     )
-    default = "safe: the same draws, outputs and gradients"
-    trigger_words = ("rand", "rand_like")
+    default = "safe: the same draws, outputs and gradients (unsafe for Python's `random.random()` and NumPy's draws, made only when the probability is positive)"
+    trigger_words = ("rand", "rand_like", "random", "uniform")
     needs_breaker_call = False
     node_types = (cst.If,)
 
@@ -109,7 +146,7 @@ class LayerdropGuard(Rule):
             if not isinstance(draw, cst.Name):
                 return None
             value = values.single_value(draw.value)
-            if not (isinstance(value, cst.Call) and imports.qualify(value.func) in _UNIFORM_DRAWS):
+            if not _is_uniform_draw(value, imports.qualify):
                 return None
             name = dotted_name(rate)
             if name is None or values.is_tensor(rate):
@@ -182,15 +219,24 @@ class LayerdropGuard(Rule):
         if compared is None:
             return
         draw, rate = compared
-        if not (isinstance(draw, cst.Call) and imports.qualify(draw.func) in _UNIFORM_DRAWS):
+        if not _is_uniform_draw(draw, imports.qualify):
             return
         name = dotted_name(rate)
         values = context.function_values(function)
         if name is None or values.is_tensor(rate):
             return
-        if any(isinstance(n, cst.Call) and imports.qualify(n.func) in _UNIFORM_DRAWS for o in before for n in iter_nodes(o)):
+        if any(_is_uniform_draw(n, imports.qualify) for o in before for n in iter_nodes(o)):
             return
         module = context.module
+        if any(isinstance(o, cst.Comparison) and len(o.comparisons) == 1 and _positive_test(o) == name for o in before):
+            return  # already decided on the probability first (this rule's own test)
+        if not _traced_draw(draw, imports.qualify):
+            self._guard_untraced_draw(node, last, draw, name)
+            return
+        # `torch.rand(1).item()` is drawn as the tensor: the same numbers drawn, the same decision,
+        # and no `.item()` for Dynamo to break on.
+        if isinstance(draw.func, cst.Attribute) and draw.func.attr.value == "item":
+            draw = draw.func.value  # type: ignore[assignment]
         drawn = fresh_name("dropout_probability", mentioned_names([function]))
         comparison = f"{drawn} < {name}" if isinstance(last.comparisons[0].operator, cst.LessThan) else f"{name} > {drawn}"
         inner = cst.If(
@@ -212,6 +258,40 @@ class LayerdropGuard(Rule):
             "tracing) before comparing"
         )
         self.propose(node, statements, anchor=node, message=message, safety=Safety.SAFE)
+
+
+    def _guard_untraced_draw(self, node: cst.If, comparison: cst.Comparison, draw: cst.Call, rate: str) -> None:
+        """A draw Dynamo cannot trace (`random.random()`, NumPy's): no binding keeps it out of the
+        graph, so the probability is tested before drawing at all (unsafe: with a probability of 0
+        that generator's stream advances less)."""
+        guarded = cst.BooleanOperation(left=cst.parse_expression(f"{rate} > 0"), operator=cst.And(), right=comparison)
+        test = _replaced(node.test, comparison, guarded.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+        if test is node.test:
+            return
+        message = (
+            f"`if {self.context.code(node.test)}:` compares a draw Dynamo cannot trace (`{self.context.code(draw)}`) with "
+            f"`{rate}`: decide on `{rate} > 0` before drawing (unsafe: with a probability of 0 the draw is not made, "
+            "so that generator's later numbers differ)"
+        )
+        self.propose(node, [node.with_changes(test=test)], anchor=node, message=message, safety=Safety.UNSAFE, form="untraced-draw")
+
+
+def _replaced(expression: cst.BaseExpression, old: cst.CSTNode, new: cst.BaseExpression) -> cst.BaseExpression:
+    if expression is old:
+        return new.with_changes(lpar=(), rpar=())
+    if isinstance(expression, cst.BooleanOperation):
+        left, right = _replaced(expression.left, old, new), _replaced(expression.right, old, new)
+        if left is not expression.left or right is not expression.right:
+            return expression.with_changes(left=left, right=right)
+    return expression
+
+
+def _traced_draw(draw: cst.Call, qualify) -> bool:  # type: ignore[no-untyped-def]
+    """Whether Dynamo traces the draw (measured on torch 2.13): torch's, and `random.uniform`,
+    whose Python code it inlines; not `random.random()` or NumPy's generators, which it skips."""
+    if isinstance(draw.func, cst.Attribute) and draw.func.attr.value == "item":
+        return True
+    return qualify(draw.func) in ("torch.rand", "torch.rand_like", "random.uniform")
 
 
 def _draw_and_rate(comparison: cst.Comparison) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:

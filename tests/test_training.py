@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_entry import invoke
+from test_entry import EAGER, invoke
 
 import graphweld
 
@@ -89,3 +89,21 @@ def test_explain_on_a_live_model_takes_a_training_step():
     assert totals["backward_graphs"] == 1  # the default backend (inductor) compiles the backward too
     # The model is left as it was: eval mode, no gradients.
     assert not model.training and all(parameter.grad is None for parameter in model.parameters())
+
+
+def test_inline_layerdrop_in_any_spelling_compiles_in_training(workdir: Path):
+    """Layers dropped inline with no helper, a draw read with `.item()` and one from Python's
+    `random`, in loops that also print: the frame Dynamo skipped compiles whole under --train,
+    forward and backward verified. Python's draw is guarded before drawing (unsafe): the run could
+    not see it, hidden behind the first loop's skipped frame, and it is tried all the same."""
+    entry = workdir / "inline_layerdrop_entry.py"
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--train", "--unsafe-fixes", str(entry), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["before"]["skipped_frames"] == 1
+    after = data["after"]
+    assert (after["skipped_frames"], after["graph_breaks"], after["graphs"], after["fullgraph"]) == (0, 0, 1, True)
+    assert sorted(data["kept"][str(entry)]) == ["isolate-io", "layerdrop-guard", "layerdrop-guard"]
+    text = entry.read_text()
+    assert "dropout_probability = torch.rand(1)\n" in text
+    assert "if self.training and self.drop_path_rate > 0 and random.random() < self.drop_path_rate:" in text

@@ -26,7 +26,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "isolate-io": (("breakpoint", "critical", "debug", "dump", "error", "exception", "fatal", "info", "info_once", "input", "load", "log", "open", "print", "save", "set_trace", "sleep", "warn", "warn_explicit", "warning", "warning_advice", "warning_once", "write"), True),
     "dlpack-custom-op": (("to_dlpack", "from_dlpack", "__dlpack__", "fromDlpack", "from_numpy", "cupy", "jax"), False),
     "branchless-guard": (("isinf", "isnan", "isposinf", "isneginf"), False),
-    "layerdrop-guard": (("rand", "rand_like"), False),
+    "layerdrop-guard": (("rand", "rand_like", "random", "uniform"), False),
     "moe-dense-dispatch": (("index_add_",), False),
     "block-diagonal-attention": (("tolist",), False),
     "local-buffer-cast": (("Buffer",), False),

@@ -125,6 +125,8 @@ class FileSites:
     stack_lines: frozenset[int] = frozenset()
     # Those where Dynamo met a call it cannot trace at all (UNTRACEABLE_CALLS).
     untraceable_lines: frozenset[int] = frozenset()
+    # Those where Dynamo skipped the whole frame: the rest of the function was never seen.
+    skipped_frame_lines: frozenset[int] = frozenset()
 
     @classmethod
     def of(cls, sites: Iterable[BreakSite], stack_lines: Iterable[int] = ()) -> "FileSites":
@@ -135,6 +137,7 @@ class FileSites:
             frozenset(site.line for site in sites if site.gb == DATA_DEPENDENT_BRANCHING),
             frozenset(stack_lines),
             frozenset(site.line for site in sites if site.gb in UNTRACEABLE_CALLS),
+            frozenset(site.line for site in sites if site.skipped_frame),
         )
 
     def moved(self, seen_in: str, text: str) -> "FileSites":

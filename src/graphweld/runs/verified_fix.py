@@ -22,6 +22,8 @@ picture is not strictly better than the last keeps nothing.
 
 from __future__ import annotations
 
+import ast
+
 import dataclasses
 import difflib
 import os
@@ -536,15 +538,37 @@ class _RoundSearch:
                 continue
             # A change made at a call on a break's stack is at that break too.
             lines = self.sites[path].lines | self.sites[path].stack_lines
+            hidden = self.hidden_by_skipped_frames(path)
             for change in outcome.applied:
                 exercise = self.exercise(path, change)
-                if change.safety is Safety.UNSAFE and not any(change.targets_line(line) for line in lines):
+                unseen = not any(change.targets_line(line) for line in lines)
+                if change.safety is Safety.UNSAFE and unseen and not any(start < change.location.line <= end for start, end in hidden):
                     self.drop(path, [change], "it buys nothing: unsafe, and no break the run saw is at it")
                 elif not exercise.ran and not self.settings.unexercised_fixes:
                     self.drop(path, [change], f"{exercise.said} (--unexercised-fixes writes it)")
                 else:
                     picks.append(_Pick(path, (change,)))
         return picks
+
+    def hidden_by_skipped_frames(self, path: str) -> list[tuple[int, int]]:
+        """The lines no run could see: after each break where Dynamo skipped the whole frame, to
+        the end of the function holding it (the loop behind a LayerDrop test that also prints).
+        An unsafe change there is tried: the run's silence there is no evidence."""
+        skipped = self.sites[path].skipped_frame_lines
+        if not skipped:
+            return []
+        try:
+            tree = ast.parse(self.base(path)[1])
+        except (SyntaxError, ValueError):
+            return []
+        functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        spans = []
+        for line in skipped:
+            holders = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
+            if holders:
+                innermost = max(holders, key=lambda f: f.lineno)
+                spans.append((line, innermost.end_lineno or line))
+        return spans
 
     def exercise(self, path: str, change: Change) -> Exercise:
         """What the eager reference run exercised of the statement `change` replaces (located in
