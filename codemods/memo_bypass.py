@@ -6,7 +6,7 @@ import libcst as cst
 
 from graphweld.analysis.names import dotted_name
 from graphweld.analysis.regions import FunctionInfo
-from graphweld.analysis.scopes import own_statements
+from graphweld.analysis.scopes import own_statements, parameter_names
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -114,7 +114,7 @@ class MemoBypass(Rule):
         if not calls or len({source(call, context.module) for call in calls}) != 1:
             return
         call = calls[0]
-        parameters = _parameter_names(node)
+        parameters = parameter_names(node)
         read = {n.value for n in iter_nodes(call) if isinstance(n, cst.Name)}
         assigned = _assigned_names(node)
         # The call moves to the top: it may read only the parameters and what the wrapper never binds.
@@ -258,14 +258,14 @@ def _wrapped_callees(node: cst.FunctionDef, info: FunctionInfo) -> set[str]:
     found: set[str] = set()
     outer = info.parent
     while outer is not None:
-        found |= _parameter_names(outer.node)
+        found |= parameter_names(outer.node)
         outer = outer.parent
     if node.name.value == "__call__" and info.cls is not None and node.params.params:
         receiver = node.params.params[0].name.value
         init = info.cls.methods.get("__init__")
         if init is not None and init.node.params.params:
             init_receiver = init.node.params.params[0].name.value
-            init_parameters = _parameter_names(init.node)
+            init_parameters = parameter_names(init.node)
             for n in iter_nodes(init.node.body):
                 if (
                     isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.value, cst.Name)
@@ -275,15 +275,6 @@ def _wrapped_callees(node: cst.FunctionDef, info: FunctionInfo) -> set[str]:
                 ):
                     found.add(f"{receiver}.{n.targets[0].target.attr.value}")
     return found
-
-
-def _parameter_names(node: cst.FunctionDef) -> set[str]:
-    params = node.params
-    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.add(star.name.value)
-    return names
 
 
 def _assigned_names(node: cst.FunctionDef) -> set[str]:
