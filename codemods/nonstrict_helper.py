@@ -103,6 +103,9 @@ class NonstrictHelper(Rule):
     `thresholds: Optional[Tensor]`) is reported too: `nonstrict_trace` takes tensors, numbers,
     strings and containers of them, and Dynamo breaks at every call that passes `None` ("Invalid
     input type for nonstrict_trace-ed function", GB0236, measured on torch 2.13 and 2.14). So is
+    a helper that returns a NamedTuple, a namedtuple or a dataclass of its module (by its return
+    annotation or a `return Cls(...)`): Dynamo refuses those as a nonstrict_trace output ("Unsupported
+    output type", measured on torch 2.13), so the rewrite would break in its own wrapper. So is
     a helper that makes a Python truth value of tensor comparisons (`all(x < y for x, y in
     zip(ts[:-1], ts[1:]))`, torchsde's check that times increase; `bool(a == b)`): non-strict
     tracing runs it on tensors that have no values, and Dynamo breaks at every call ("Unsupported
@@ -141,6 +144,7 @@ class NonstrictHelper(Rule):
         self._decorated: set[str] = set()
         self._module_values: dict[str, bool] | None = None
         self._breaking: set[str] | None = None
+        self._records: dict[str, str] | None = None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         regions = self.context.regions
@@ -262,7 +266,50 @@ class NonstrictHelper(Rule):
             if any(d is not None and d.endswith(("nonstrict_trace", "allow_in_graph")) for d in decorators):
                 return None
             return _Verdict(breaking, cause, f"it is decorated (`@{min(d or '?' for d in decorators)}`)")
+        refused = self._refused_output(node)
+        if refused is not None:
+            return _Verdict(breaking, cause, refused)
         return _Verdict(breaking, cause, self._impurity(helper))
+
+    def _refused_output(self, node: cst.FunctionDef) -> str | None:
+        """Why Dynamo would refuse what the helper returns from a nonstrict_trace call: a NamedTuple,
+        a namedtuple or a dataclass of the module (measured on torch 2.13: "Unsupported output type"
+        for a dataclass, an exception for the tuples), by its annotation or a `return Cls(...)`."""
+        records = self._record_classes()
+        returned = [node.returns.annotation] if node.returns is not None else []
+        returned += [
+            n.value.func for n in iter_nodes(node.body)
+            if isinstance(n, cst.Return) and isinstance(n.value, cst.Call)
+        ]
+        for expression in returned:
+            if isinstance(expression, cst.Name) and expression.value in records:
+                return (
+                    f"it returns `{expression.value}`, {records[expression.value]}, which Dynamo refuses as the "
+                    "output of a nonstrict_trace call"
+                )
+        return None
+
+    def _record_classes(self) -> dict[str, str]:
+        """The module's NamedTuples, namedtuples and dataclasses, by name, with what each is."""
+        if self._records is None:
+            qualify = self.context.regions.imports.qualify
+            self._records = {}
+            for statement in self.context.module.body:
+                if isinstance(statement, cst.ClassDef):
+                    if any(qualify(base.value) in ("typing.NamedTuple", "typing_extensions.NamedTuple") for base in statement.bases):
+                        self._records[statement.name.value] = "a NamedTuple"
+                    elif any(qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) == "dataclasses.dataclass"
+                             for d in statement.decorators):
+                        self._records[statement.name.value] = "a dataclass"
+                elif isinstance(statement, cst.SimpleStatementLine):
+                    for small in statement.body:
+                        if (
+                            isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+                            and isinstance(small.value, cst.Call)
+                            and qualify(small.value.func) in ("collections.namedtuple", "typing.NamedTuple")
+                        ):
+                            self._records[small.targets[0].target.value] = "a namedtuple"
+        return self._records
 
     # -- purity -----------------------------------------------------------------------------------
 
