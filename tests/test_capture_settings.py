@@ -47,6 +47,10 @@ def test_the_setting_measured_for_a_break_is_the_one_its_own_hint_names():
     shapes = _record("gb0036", "Dynamic shape operator",
                      "Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`")
     assert parse_break(shapes)["settings"] == ["capture_dynamic_output_shape_ops"]
+    # "Change `torch._dynamo.config.trace_autograd_ops` to `True`." (torch.autograd.grad compiled).
+    grad = _record("gb9186", "using `torch.autograd.grad` with `torch._dynamo.config.trace_autograd_ops=False`",
+                   "Change `torch._dynamo.config.trace_autograd_ops` to `True`.")
+    assert parse_break(grad)["settings"] == ["trace_autograd_ops"]
 
 
 def test_the_capture_settings_are_compile_options():
@@ -58,6 +62,26 @@ def test_the_capture_settings_are_compile_options():
     assert parse_compile_options("nested_graph_breaks=true") == {"nested_graph_breaks": True}
     with pytest.raises(EntryError, match="capture_scalar_outputs takes true or false"):
         parse_compile_options("capture_scalar_outputs=maybe")
+    # Any on/off switch of torch._dynamo.config a hint may name is taken back as measured.
+    assert parse_compile_options("trace_autograd_ops=true") == {"trace_autograd_ops": True}
+    with pytest.raises(EntryError, match="unknown compile option 'trace_autograd_opz'"):
+        parse_compile_options("trace_autograd_opz=true")
+
+
+@pytest.mark.slow
+def test_the_switch_a_hint_names_is_measured_and_taken_back(workdir: Path):
+    # torch.autograd.grad in a compiled forward (a physics-informed loss): the hint names
+    # trace_autograd_ops, which the run measures; passed back, the forward compiles whole.
+    entry = workdir / "autograd_grad_entry.py"
+    data = json.loads(invoke("explain", str(entry), *EAGER, "--format", "json").stdout)
+    assert data["graph_breaks"] > 0
+    trials = {tuple(trial["settings"]): trial for trial in data["capture_settings"]}
+    alone = trials[("trace_autograd_ops",)]
+    assert alone["graph_breaks_after"] == 0 and alone["graphs_after"] == 1 and alone["outputs_equal"]
+    given = invoke("explain", str(entry), "--compile-options", "backend=eager,trace_autograd_ops=true", "--format", "json")
+    assert given.exit_code == 0, given.output
+    after = json.loads(given.stdout)
+    assert after["graph_breaks"] == 0 and after["graphs"] == 1
 
 
 @pytest.mark.slow

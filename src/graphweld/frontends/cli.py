@@ -152,7 +152,7 @@ def main() -> None:
 @click.option("--entry", metavar="ENTRY", help="Run ENTRY (file.py[::factory]) to find break sites, and keep only verified rewrites.")
 @click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
               help="Where --entry runs.")
-@click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend; and the Dynamo switches capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn, nested_graph_breaks.")
+@click.option("--compile-options", metavar="K=V,...", help="torch.compile options for --entry: fullgraph, dynamic, mode, backend; and the Dynamo switches capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn, nested_graph_breaks, or any other on/off switch of torch._dynamo.config (a break's hint may name one: trace_autograd_ops).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per --entry run.")
 @click.option("--train", is_flag=True, help=_TRAIN_HELP)
 @click.option("--test", "test_command", metavar="CMD", help="A command that must pass with the rewritten files before "
@@ -485,7 +485,7 @@ def _entry_options(function):  # type: ignore[no-untyped-def]
                             help="Seconds per run.")(function)
     function = click.option("--compile-options", metavar="K=V,...",
                             help="torch.compile options: fullgraph, dynamic, mode, backend (default inductor); "
-                            "and the Dynamo switches capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn, nested_graph_breaks.")(function)
+                            "and the Dynamo switches capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn, nested_graph_breaks, or any other on/off switch of torch._dynamo.config (a break's hint may name one: trace_autograd_ops).")(function)
     function = click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
                             help="auto picks CUDA when available.")(function)
     return function

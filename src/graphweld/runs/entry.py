@@ -511,6 +511,18 @@ _SWITCHES = ("fullgraph", "dynamic", *DYNAMO_SETTINGS)
 COMPILE_OPTION_KEYS = ("fullgraph", "dynamic", "mode", "backend", *DYNAMO_SETTINGS)
 
 
+def _is_dynamo_switch(key: str) -> bool:
+    """Whether torch._dynamo.config has an on/off switch `key` (what a break's hint may name:
+    `trace_autograd_ops`), so that the measured suggestion can be passed back as given."""
+    if not key.isidentifier() or key.startswith("_"):
+        return False
+    try:
+        import torch._dynamo.config as config
+    except Exception:  # no torch here: the run says so
+        return False
+    return isinstance(getattr(config, key, None), bool)
+
+
 def parse_compile_options(text: str | None) -> dict[str, Any]:
     """`fullgraph=true,dynamic=false,mode=max-autotune,backend=eager` -> torch.compile kwargs, plus
     the Dynamo switches of DYNAMO_SETTINGS (`capture_scalar_outputs=true`, `nested_graph_breaks=true`...)."""
@@ -519,9 +531,13 @@ def parse_compile_options(text: str | None) -> dict[str, Any]:
         return options
     for pair in text.split(","):
         key, _, value = pair.strip().partition("=")
-        if key not in COMPILE_OPTION_KEYS:
-            raise EntryError(f"unknown compile option '{key}' (known: {', '.join(COMPILE_OPTION_KEYS)})")
-        if key in _SWITCHES:
+        switch = key in _SWITCHES or (key not in COMPILE_OPTION_KEYS and _is_dynamo_switch(key))
+        if key not in COMPILE_OPTION_KEYS and not switch:
+            raise EntryError(
+                f"unknown compile option '{key}' (known: {', '.join(COMPILE_OPTION_KEYS)}, or any on/off switch of "
+                "torch._dynamo.config that a break's hint names, such as trace_autograd_ops)"
+            )
+        if switch:
             allowed = ("true", "false", "none") if key in ("fullgraph", "dynamic") else ("true", "false")
             if value.lower() not in allowed:
                 raise EntryError(f"compile option {key} takes {', '.join(allowed[:-1])} or {allowed[-1]}")

@@ -197,9 +197,10 @@ def parse_break(message: str) -> dict[str, Any] | None:
     }
 
 
-# A hint's way of naming a Dynamo switch to turn on: `torch._dynamo.config.allow_rnn=True`, or
-# "... with `torch._dynamo.config.capture_scalar_outputs = True`".
-_HINTED_SETTING = re.compile(r"torch\._dynamo\.config\.(\w+)\s*=\s*True\b")
+# A hint's ways of naming a Dynamo switch to turn on: `torch._dynamo.config.allow_rnn=True`,
+# "... with `torch._dynamo.config.capture_scalar_outputs = True`", and "Change
+# `torch._dynamo.config.trace_autograd_ops` to `True`" (or "Set ... to True").
+_HINTED_SETTING = re.compile(r"torch\._dynamo\.config\.(\w+)(?:\s*=\s*|`\s+to\s+`?)True\b")
 
 
 def hinted_settings(hints: str) -> list[str]:
