@@ -95,6 +95,11 @@ class LayerdropGuard(Rule):
             continue
     ```
 
+    A helper of the user's that decides the drop (`def _drop_layer(self): return self.training and
+    torch.rand([]) < self.layerdrop`), when every call of it is an `if`'s test, binds the draw the
+    same way and returns `self.layerdrop > 0 and dropout_probability < self.layerdrop` (what comes
+    before the draw in its `and` is returned as it was when false).
+
     A draw Dynamo cannot trace at all (`random.random()`, NumPy's) breaks wherever it is bound, so
     inside the test the probability is tested before the draw instead: `if self.training and
     self.layerdrop > 0 and random.random() < self.layerdrop:` (unsafe, below).
@@ -121,7 +126,8 @@ class LayerdropGuard(Rule):
     # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
     finds = (
         "`if draw < self.layerdrop: continue` on a draw in [0, 1) (LayerDrop): `torch.rand`, `torch.rand(1).item()`, "
-        "`random.random()`, `random.uniform(0, 1)`, NumPy's; the draw bound first or made inside the test"
+        "`random.random()`, `random.uniform(0, 1)`, NumPy's; the draw bound first, made inside the test or in a helper "
+        "whose only callers test it"
     )
     rewrite = (
         "compare the probability first: `if self.layerdrop > 0 and draw < self.layerdrop:` (a draw inside the"
@@ -130,7 +136,84 @@ class LayerdropGuard(Rule):
     default = "safe: the same draws, outputs and gradients (unsafe for Python's `random.random()` and NumPy's draws, made only when the probability is positive)"
     trigger_words = ("rand", "rand_like", "random", "uniform")
     needs_breaker_call = False
-    node_types = (cst.If,)
+    node_types = (cst.If, cst.FunctionDef)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """A helper of the user's that decides the drop: `def _drop_layer(self): return
+        self.training and torch.rand([]) < self.layerdrop`, called only as an `if`'s test: the draw
+        is bound first, under the `if` of what came before it, and the comparison guarded."""
+        context = self.context
+        if not context.in_compiled_region or not isinstance(node.body, cst.IndentedBlock):
+            return
+        statements = list(node.body.body)
+        if node.get_docstring() is not None:
+            statements = statements[1:]
+        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine) or len(statements[0].body) != 1:
+            return
+        returned = statements[0].body[0]
+        if not isinstance(returned, cst.Return) or returned.value is None:
+            return
+        *before, last = conjuncts(returned.value)
+        if not isinstance(last, cst.Comparison) or len(last.comparisons) != 1 or last.lpar:
+            return
+        compared = _draw_and_rate(last)
+        imports = context.regions.imports
+        if compared is None or not _is_uniform_draw(compared[0], imports.qualify) or not _traced_draw(compared[0], imports.qualify):  # type: ignore[arg-type]
+            return
+        draw, rate = compared
+        name = dotted_name(rate)
+        if name is None or context.function_values(node).is_tensor(rate):
+            return
+        # What comes before is read twice (again when false, as the value returned): names only.
+        if not all(_plain_test(operand) for operand in before) or not self._decided_only_by_ifs(node.name.value):
+            return
+        module = context.module
+        drawn = fresh_name("dropout_probability", mentioned_names([node]))
+        if isinstance(draw.func, cst.Attribute) and draw.func.attr.value == "item":  # type: ignore[union-attr]
+            draw = draw.func.value  # type: ignore[union-attr]
+        comparison = f"{drawn} < {name}" if isinstance(last.comparisons[0].operator, cst.LessThan) else f"{name} > {drawn}"
+        decided = [
+            cst.parse_statement(f"{drawn} = {source(draw, module)}\n"),
+            cst.parse_statement(f"return {name} > 0 and {comparison}\n"),
+        ]
+        if before:
+            test = " and ".join(source(operand, module) for operand in before)
+            replacement: list[cst.BaseStatement] = [
+                cst.If(test=cst.parse_expression(test), body=cst.IndentedBlock(body=decided)),
+                cst.parse_statement(f"return {test}\n"),
+            ]
+        else:
+            replacement = decided
+        replacement[0] = replacement[0].with_changes(leading_lines=statements[0].leading_lines)
+        message = (
+            f"`{node.name.value}` decides a drop by comparing a random draw in [0, 1) with `{name}`, and its callers' "
+            f"`if` breaks the graph on it even when the probability is 0; draw first, then decide on `{name} > 0` "
+            "(a number known while tracing) before comparing"
+        )
+        self.propose(statements[0], replacement, anchor=statements[0], message=message, safety=Safety.SAFE)
+
+    def _decided_only_by_ifs(self, name: str) -> bool:
+        """Whether every call of `name` (`self.name()` or `name()`) in the module is an `if`'s test
+        or an operand of `and`/`or`/`not` in one: only its truth is read, which the rewrite keeps."""
+        calls = [
+            n for n in iter_nodes(self.context.module)
+            if isinstance(n, cst.Call) and (
+                (isinstance(n.func, cst.Attribute) and n.func.attr.value == name) or (isinstance(n.func, cst.Name) and n.func.value == name)
+            )
+        ]
+        tested: set[int] = set()
+        for n in iter_nodes(self.context.module):
+            if isinstance(n, cst.If):
+                stack: list[cst.BaseExpression] = [n.test]
+                while stack:
+                    expression = stack.pop()
+                    if isinstance(expression, cst.BooleanOperation):
+                        stack += [expression.left, expression.right]
+                    elif isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
+                        stack.append(expression.expression)
+                    else:
+                        tested.add(id(expression))
+        return bool(calls) and all(id(call) in tested for call in calls)
 
     def visit_If(self, node: cst.If) -> None:
         context = self.context
@@ -292,6 +375,11 @@ def _traced_draw(draw: cst.Call, qualify) -> bool:  # type: ignore[no-untyped-de
     if isinstance(draw.func, cst.Attribute) and draw.func.attr.value == "item":
         return True
     return qualify(draw.func) in ("torch.rand", "torch.rand_like", "random.uniform")
+
+
+def _plain_test(operand: cst.BaseExpression) -> bool:
+    """A name, an attribute, `not` of one, or a comparison of those and literals: no call."""
+    return not any(isinstance(n, (cst.Call, cst.Await, cst.NamedExpr, cst.Yield, cst.Lambda)) for n in iter_nodes(operand))
 
 
 def _draw_and_rate(comparison: cst.Comparison) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:

@@ -92,8 +92,8 @@ def test_explain_on_a_live_model_takes_a_training_step():
 
 
 def test_inline_layerdrop_in_any_spelling_compiles_in_training(workdir: Path):
-    """Layers dropped inline with no helper, a draw read with `.item()` and one from Python's
-    `random`, in loops that also print: the frame Dynamo skipped compiles whole under --train,
+    """Layers dropped inline, a draw read with `.item()` and one from Python's `random`, and by a
+    helper of the user's, in loops (one also prints): the frame Dynamo skipped compiles whole under --train,
     forward and backward verified. Python's draw is guarded before drawing (unsafe): the run could
     not see it, hidden behind the first loop's skipped frame, and it is tried all the same."""
     entry = workdir / "inline_layerdrop_entry.py"
@@ -103,7 +103,8 @@ def test_inline_layerdrop_in_any_spelling_compiles_in_training(workdir: Path):
     assert data["before"]["skipped_frames"] == 1
     after = data["after"]
     assert (after["skipped_frames"], after["graph_breaks"], after["graphs"], after["fullgraph"]) == (0, 0, 1, True)
-    assert sorted(data["kept"][str(entry)]) == ["isolate-io", "layerdrop-guard", "layerdrop-guard"]
+    assert sorted(data["kept"][str(entry)]) == ["isolate-io", *["layerdrop-guard"] * 3]
     text = entry.read_text()
     assert "dropout_probability = torch.rand(1)\n" in text
     assert "if self.training and self.drop_path_rate > 0 and random.random() < self.drop_path_rate:" in text
+    assert "return self.layerdrop > 0 and dropout_probability < self.layerdrop" in text

@@ -1,5 +1,5 @@
-"""Layers dropped in training, spelled inline with no helper: a draw read with `.item()` and a
-draw from Python's `random`, each in a layer loop that also prints. Compiled in training, the
+"""Layers dropped in training, in three spellings: inline, a draw read with `.item()` and a draw
+from Python's `random`, each in a layer loop (the first also prints), and a helper of the user's. Compiled in training, the
 forward's frame is skipped (the comparison of the draw, and Python's draw itself, break in the
 loop), even though the probabilities are 0, as most configs leave them."""
 
@@ -14,8 +14,12 @@ class Model(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList(nn.Linear(8, 8) for _ in range(2))
         self.blocks = nn.ModuleList(nn.Linear(8, 8) for _ in range(2))
+        self.heads = nn.ModuleList(nn.Linear(8, 8) for _ in range(2))
         self.layerdrop = layerdrop
         self.drop_path_rate = drop_path_rate
+
+    def _skip_head(self):
+        return self.training and torch.rand([]) < self.layerdrop
 
     def forward(self, x):
         for index, layer in enumerate(self.layers):
@@ -27,6 +31,10 @@ class Model(nn.Module):
             if self.training and random.random() < self.drop_path_rate:
                 continue
             x = x + block(x)
+        for head in self.heads:
+            if self._skip_head():
+                continue
+            x = head(x).relu()
         return x.sum(dim=-1)
 
 
