@@ -30,7 +30,11 @@ diffusers x-transformers torchdiffeq gpytorch monai pyro-ppl einops botorch torc
 einx zuko nflows matplotlib vector-quantize-pytorch rotary-embedding-torch geomloss torchode entmax
 roma pypose geoopt ptwt julius auraloss ncps torchquad pytorch-metric-learning mambapy torchkbnufft
 pytorch-tabnet pandas asteroid-filterbanks nnAudio pytorch-msssim`); their fix rewrites a copy of
-the library's packages, and the report gives their numbers apart.
+the library's packages, and the report gives their numbers apart. The held-out half drawn on
+2026-11-27 (HELD_OUT_LIBRARIES): `pip install -c <(echo torch==2.13.0) pykeen stable-baselines3
+deepxde` beside them; timm and vit-pytorch import torchvision, whose PyPI wheel works only with
+torch's default build, so they run with `--python` of an environment of torch 2.14's default
+build (`.venv-214` plus `pip install timm vit-pytorch transformers==5.24.0`).
 
 The census is split in two halves, fixed by a hash of each class's model family or program's library (`half()`):
 rules are chosen and tuned on the tuning half only, and the held-out half is only reported; its
