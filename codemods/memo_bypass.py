@@ -6,7 +6,7 @@ import libcst as cst
 
 from graphweld.analysis.names import dotted_name
 from graphweld.analysis.regions import FunctionInfo
-from graphweld.analysis.scopes import own_statements, parameter_names
+from graphweld.analysis.scopes import own_statements, parameter_names, target_names
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -114,11 +114,10 @@ class MemoBypass(Rule):
         if not calls or len({source(call, context.module) for call in calls}) != 1:
             return
         call = calls[0]
-        parameters = parameter_names(node)
         read = {n.value for n in iter_nodes(call) if isinstance(n, cst.Name)}
-        assigned = _assigned_names(node)
-        # The call moves to the top: it may read only the parameters and what the wrapper never binds.
-        if (read & assigned) - parameters:
+        # The call moves to the top: it may read nothing the wrapper binds, a parameter it rebinds
+        # (`x = x.float()` before the call) included.
+        if read & _assigned_names(node):
             return
         key_statement, helpers = next(((s, h) for s in statements if (h := self._key_helpers(s)) is not None), (None, []))
         if key_statement is None and not seen_by_run:
@@ -239,10 +238,9 @@ def _bound_names(statement: cst.CSTNode) -> set[str]:
     names: set[str] = set()
     for n in iter_nodes(statement):
         if isinstance(n, cst.Assign):
-            for target in n.targets:
-                names |= {t.value for t in iter_nodes(target.target) if isinstance(t, cst.Name)}
+            names.update(name for t in n.targets for name in target_names(t.target))
         elif isinstance(n, (cst.AnnAssign, cst.NamedExpr)):
-            names |= {t.value for t in iter_nodes(n.target) if isinstance(t, cst.Name)}
+            names.update(target_names(n.target))
     return names
 
 
@@ -278,19 +276,13 @@ def _wrapped_callees(node: cst.FunctionDef, info: FunctionInfo) -> set[str]:
 
 
 def _assigned_names(node: cst.FunctionDef) -> set[str]:
+    """The names the wrapper binds (attributes and items it writes bind none)."""
     names: set[str] = set()
     for n in iter_nodes(node.body):
-        targets: list[cst.BaseExpression] = []
         if isinstance(n, cst.Assign):
-            targets = [t.target for t in n.targets]
-        elif isinstance(n, (cst.AnnAssign, cst.AugAssign)):
-            targets = [n.target]
-        elif isinstance(n, (cst.For, cst.CompFor)):
-            targets = [n.target]
-        elif isinstance(n, cst.NamedExpr):
-            targets = [n.target]
-        for target in targets:
-            names |= {t.value for t in iter_nodes(target) if isinstance(t, cst.Name)}
+            names.update(name for t in n.targets for name in target_names(t.target))
+        elif isinstance(n, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            names.update(target_names(n.target))
     return names
 
 
