@@ -86,7 +86,12 @@ class EqualityShortcut(Rule):
         if _guards_a_check(node):
             return
         guarded = _guarded(node.test)
-        tests = _outermost([n for n in iter_nodes(node.test, prune=_nested_scope) if isinstance(n, cst.Call)], self._is_test, guarded)
+        truth = _truth_operands(node.test)
+        tests = [
+            test for test in _outermost([n for n in iter_nodes(node.test, prune=_nested_scope) if isinstance(n, cst.Call)], self._is_test, guarded)
+            # A boolean tensor becomes False only where just its truth is read (not `.float()` of it).
+            if id(test) in truth or self._is_test(test, in_condition=False)
+        ]
         if not tests:
             return
         torch_name = context.torch_name()
@@ -187,6 +192,22 @@ def _outermost(calls: list[cst.Call], is_test, guarded: set[int], in_condition: 
             del tests[id(call.func.value)]
             tests[id(call)] = call
     return list(tests.values())
+
+
+def _truth_operands(test: cst.BaseExpression) -> set[int]:
+    """The operands whose truth alone the test reads: the test, and the operands of its `and`,
+    `or` and `not`."""
+    found: set[int] = set()
+    stack = [test]
+    while stack:
+        expression = stack.pop()
+        if isinstance(expression, cst.BooleanOperation):
+            stack += [expression.left, expression.right]
+        elif isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
+            stack.append(expression.expression)
+        else:
+            found.add(id(expression))
+    return found
 
 
 def _guarded(node: cst.CSTNode) -> set[int]:

@@ -17,3 +17,10 @@ def check(x, y):
     if np.allclose(x.numpy(), y.numpy()):
         x = y
     return x
+
+
+def weighted(x, y):
+    # The boolean tensor's value is used (a float), not only its truth: it must stay a tensor.
+    if torch.all(x == y).float() * 2 > 1:
+        return x
+    return y
