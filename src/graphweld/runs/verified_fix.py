@@ -441,6 +441,9 @@ class _RoundSearch:
         self.progress = progress
         self._outcomes: dict[tuple[str, frozenset[ChangeKey] | None, frozenset[ChangeKey]], FixOutcome] = {}
         self._bases: dict[str, tuple[SourceFile, str, list[Change]]] = {}
+        # Unsafe changes tried only because a skipped frame hid their lines from the run: kept
+        # only if the picture is worse without them.
+        self._unseen_unsafe: set[tuple[str, ChangeKey]] = set()
 
     # -- building and verifying ----------------------------------------------------------------
 
@@ -542,11 +545,14 @@ class _RoundSearch:
             for change in outcome.applied:
                 exercise = self.exercise(path, change)
                 unseen = not any(change.targets_line(line) for line in lines)
-                if change.safety is Safety.UNSAFE and unseen and not any(start < change.location.line <= end for start, end in hidden):
+                hidden_here = any(start < change.location.line <= end for start, end in hidden)
+                if change.safety is Safety.UNSAFE and unseen and not hidden_here:
                     self.drop(path, [change], "it buys nothing: unsafe, and no break the run saw is at it")
                 elif not exercise.ran and not self.settings.unexercised_fixes:
                     self.drop(path, [change], f"{exercise.said} (--unexercised-fixes writes it)")
                 else:
+                    if change.safety is Safety.UNSAFE and unseen:
+                        self._unseen_unsafe.add((path, change.key))
                     picks.append(_Pick(path, (change,)))
         return picks
 
@@ -654,6 +660,7 @@ class _RoundSearch:
 
     def without_unsafe_that_buys_nothing(self, accepted: _Accepted) -> _Accepted:
         """The accepted picks without their unsafe ones when the picture is as good without them."""
+        accepted = self.without_unseen_that_buys_nothing(accepted)
         unsafe = [pick for pick in accepted.picks if pick.unsafe]
         safe = [pick for pick in accepted.picks if not pick.unsafe]
         if not unsafe or not safe:
@@ -663,6 +670,20 @@ class _RoundSearch:
         if without is None or compare_pictures(accepted.after, without.after)[0] > 0:
             return accepted  # worse without them: they buy something
         for pick in unsafe:
+            self.drop(pick.path, pick.changes, "it buys nothing: unsafe, and the compile picture is as good without it")
+        return without
+
+    def without_unseen_that_buys_nothing(self, accepted: _Accepted) -> _Accepted:
+        """The accepted picks without the unsafe ones tried only because a skipped frame hid their
+        lines, when the picture is as good without them (a print in a timer the round skips)."""
+        unseen = [pick for pick in accepted.picks if any((pick.path, change.key) in self._unseen_unsafe for change in pick.changes)]
+        others = [pick for pick in accepted.picks if pick not in unseen]
+        if not unseen or not others:
+            return accepted
+        without, _ = self.accept(others, "verifying without the unsafe ones the run could not see:")
+        if without is None or compare_pictures(accepted.after, without.after)[0] > 0:
+            return accepted
+        for pick in unseen:
             self.drop(pick.path, pick.changes, "it buys nothing: unsafe, and the compile picture is as good without it")
         return without
 
