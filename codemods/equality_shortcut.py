@@ -9,6 +9,7 @@ import libcst as cst
 
 from graphweld.analysis.names import dotted_name
 from graphweld.analysis.blocks import block_statements
+from graphweld.analysis.tensors import truth_operands
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -86,7 +87,7 @@ class EqualityShortcut(Rule):
         if _guards_a_check(node):
             return
         guarded = _guarded(node.test)
-        truth = _truth_operands(node.test)
+        truth = truth_operands(node.test)
         tests = [
             test for test in _outermost([n for n in iter_nodes(node.test, prune=_nested_scope) if isinstance(n, cst.Call)], self._is_test, guarded)
             # A boolean tensor becomes False only where just its truth is read (not `.float()` of it).
@@ -192,22 +193,6 @@ def _outermost(calls: list[cst.Call], is_test, guarded: set[int], in_condition: 
             del tests[id(call.func.value)]
             tests[id(call)] = call
     return list(tests.values())
-
-
-def _truth_operands(test: cst.BaseExpression) -> set[int]:
-    """The operands whose truth alone the test reads: the test, and the operands of its `and`,
-    `or` and `not`."""
-    found: set[int] = set()
-    stack = [test]
-    while stack:
-        expression = stack.pop()
-        if isinstance(expression, cst.BooleanOperation):
-            stack += [expression.left, expression.right]
-        elif isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
-            stack.append(expression.expression)
-        else:
-            found.add(id(expression))
-    return found
 
 
 def _guarded(node: cst.CSTNode) -> set[int]:

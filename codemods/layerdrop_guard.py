@@ -6,7 +6,7 @@ import libcst as cst
 
 from graphweld.analysis.names import dotted_name
 from graphweld.analysis.scopes import fresh_name, mentioned_names
-from graphweld.analysis.tensors import conjuncts
+from graphweld.analysis.tensors import conjuncts, truth_operands
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -201,18 +201,7 @@ class LayerdropGuard(Rule):
                 (isinstance(n.func, cst.Attribute) and n.func.attr.value == name) or (isinstance(n.func, cst.Name) and n.func.value == name)
             )
         ]
-        tested: set[int] = set()
-        for n in iter_nodes(self.context.module):
-            if isinstance(n, cst.If):
-                stack: list[cst.BaseExpression] = [n.test]
-                while stack:
-                    expression = stack.pop()
-                    if isinstance(expression, cst.BooleanOperation):
-                        stack += [expression.left, expression.right]
-                    elif isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
-                        stack.append(expression.expression)
-                    else:
-                        tested.add(id(expression))
+        tested = {found for n in iter_nodes(self.context.module) if isinstance(n, cst.If) for found in truth_operands(n.test)}
         return bool(calls) and all(id(call) in tested for call in calls)
 
     def visit_If(self, node: cst.If) -> None:

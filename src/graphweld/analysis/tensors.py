@@ -73,6 +73,22 @@ _ARITHMETIC = (
 )
 
 
+def truth_operands(test: cst.BaseExpression) -> set[int]:
+    """The operands (by id) whose truth alone a test reads: the test, and the operands of its
+    `and`, `or` and `not`."""
+    found: set[int] = set()
+    stack = [test]
+    while stack:
+        expression = stack.pop()
+        if isinstance(expression, cst.BooleanOperation):
+            stack += [expression.left, expression.right]
+        elif isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
+            stack.append(expression.expression)
+        else:
+            found.add(id(expression))
+    return found
+
+
 def conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     """`A and B and C` (without parentheses around it) as [A, B, C]: asserting or guarding each
     in order is the `and` (the first false one decides, the ones after it are not evaluated); any
