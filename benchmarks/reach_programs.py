@@ -30,7 +30,12 @@ os.environ.setdefault("DDE_BACKEND", "pytorch")
 # name -> (library module to import, build(): the program); its inputs are `_<build>_inputs()`.
 PROGRAMS: dict[str, tuple[str, Callable[[], Any]]] = {}
 # The packages a library's code runs in, fixed together (gpytorch builds linear_operator's operators).
-PACKAGES = {"gpytorch": ("gpytorch", "linear_operator"), "botorch": ("botorch", "gpytorch", "linear_operator")}
+PACKAGES = {
+    "gpytorch": ("gpytorch", "linear_operator"),
+    "botorch": ("botorch", "gpytorch", "linear_operator"),
+    # sbi's density estimators are nflows' and zuko's flows (both in the tuning half) behind its own wrappers.
+    "sbi": ("sbi", "nflows", "zuko"),
+}
 
 
 def program(name: str, library: str):  # type: ignore[no-untyped-def]
@@ -1366,6 +1371,90 @@ def vit_pytorch_cait():  # type: ignore[no-untyped-def]
 
 
 _vit_pytorch_cait_inputs = _images
+
+
+class _FlowLoss(torch.nn.Module):
+    """sbi's neural posterior estimation: the density estimator's loss on (parameters, data) pairs,
+    what every training step of `NPE.train` computes."""
+
+    def __init__(self, model: str) -> None:
+        super().__init__()
+        from sbi.neural_nets import posterior_nn
+
+        torch.manual_seed(0)
+        theta, data = _sbi_pairs()
+        self.estimator = posterior_nn(model=model, hidden_features=16, num_transforms=2)(theta, data)
+
+    def forward(self, theta: torch.Tensor, data: torch.Tensor) -> torch.Tensor:
+        return self.estimator.loss(theta, data).mean()
+
+
+def _sbi_pairs() -> tuple[torch.Tensor, torch.Tensor]:
+    torch.manual_seed(0)
+    return torch.rand(8, 2), torch.rand(8, 3)
+
+
+@program("sbi:maf_loss", "sbi")
+def sbi_maf_loss():  # type: ignore[no-untyped-def]
+    return _FlowLoss("maf")
+
+
+@program("sbi:zuko_nsf_loss", "sbi")
+def sbi_zuko_nsf_loss():  # type: ignore[no-untyped-def]
+    return _FlowLoss("zuko_nsf")
+
+
+_sbi_maf_loss_inputs = _sbi_pairs
+_sbi_zuko_nsf_loss_inputs = _sbi_pairs
+
+
+@program("segmentation_models_pytorch:unet", "segmentation_models_pytorch")
+def segmentation_models_pytorch_unet():  # type: ignore[no-untyped-def]
+    import segmentation_models_pytorch as smp
+
+    torch.manual_seed(0)
+    return smp.Unet("resnet18", encoder_weights=None, classes=2)
+
+
+@program("segmentation_models_pytorch:deeplabv3plus", "segmentation_models_pytorch")
+def segmentation_models_pytorch_deeplabv3plus():  # type: ignore[no-untyped-def]
+    import segmentation_models_pytorch as smp
+
+    torch.manual_seed(0)
+    return smp.DeepLabV3Plus("resnet18", encoder_weights=None, classes=2)
+
+
+def _segmentation_images():  # type: ignore[no-untyped-def]
+    return _images(size=64)
+
+
+_segmentation_models_pytorch_unet_inputs = _segmentation_images
+_segmentation_models_pytorch_deeplabv3plus_inputs = _segmentation_images
+
+
+@program("speechbrain:ecapa_tdnn", "speechbrain")
+def speechbrain_ecapa_tdnn():  # type: ignore[no-untyped-def]
+    from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN
+
+    torch.manual_seed(0)
+    return ECAPA_TDNN(80, lin_neurons=32, channels=[64, 64, 64, 64, 192])
+
+
+def _speechbrain_ecapa_tdnn_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(2, 50, 80)
+
+
+@program("speechbrain:fbank", "speechbrain")
+def speechbrain_fbank():  # type: ignore[no-untyped-def]
+    from speechbrain.lobes.features import Fbank
+
+    return Fbank(n_mels=40)
+
+
+def _speechbrain_fbank_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 1600)
 
 
 @program("stable_baselines3:actor_critic", "stable_baselines3")

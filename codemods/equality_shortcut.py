@@ -7,8 +7,8 @@ from typing import Sequence
 
 import libcst as cst
 
-from graphweld.analysis.names import dotted_name
-from graphweld.analysis.blocks import block_statements
+from graphweld.analysis.blocks import block_statements, calls_is_compiling
+from graphweld.analysis.names import ImportTable, dotted_name
 from graphweld.analysis.tensors import truth_operands
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -86,7 +86,7 @@ class EqualityShortcut(Rule):
             return
         if _guards_a_check(node):
             return
-        guarded = _guarded(node.test)
+        guarded = _guarded(node.test, context.regions.imports)
         truth = truth_operands(node.test)
         tests = [
             test for test in _outermost([n for n in iter_nodes(node.test, prune=_nested_scope) if isinstance(n, cst.Call)], self._is_test, guarded)
@@ -109,7 +109,7 @@ class EqualityShortcut(Rule):
         if not self._in_region(node):
             return
         small = node.body[0]
-        guarded = _guarded(small)
+        guarded = _guarded(small, context.regions.imports)
         calls = [n for n in iter_nodes(small, prune=_nested_scope) if isinstance(n, cst.Call)]
         tests = [n for n in _outermost(calls, lambda c, in_condition: self._is_test(c, in_condition), guarded, in_condition=False) if self._kept_or_passed(small, n)]
         if not tests:
@@ -195,15 +195,14 @@ def _outermost(calls: list[cst.Call], is_test, guarded: set[int], in_condition: 
     return list(tests.values())
 
 
-def _guarded(node: cst.CSTNode) -> set[int]:
+def _guarded(node: cst.CSTNode, imports: ImportTable) -> set[int]:
     """The nodes already behind `not torch.compiler.is_compiling() and ...` (a second run)."""
     found: set[int] = set()
     for n in iter_nodes(node):
         if (
             isinstance(n, cst.BooleanOperation) and isinstance(n.operator, cst.And)
             and isinstance(n.left, cst.UnaryOperation) and isinstance(n.left.operator, cst.Not)
-            and isinstance(n.left.expression, cst.Call)
-            and (dotted_name(n.left.expression.func) or "").endswith("is_compiling")
+            and calls_is_compiling(n.left.expression, imports)
         ):
             found |= {id(inner) for inner in iter_nodes(n.right)}
     return found

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.blocks import calls_is_compiling
 from graphweld.analysis.names import dotted_name
 from graphweld.analysis.regions import FunctionInfo
-from graphweld.analysis.scopes import own_statements, parameter_names, target_names
+from graphweld.analysis.scopes import bound_names, own_statements, parameter_names
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -117,14 +118,14 @@ class MemoBypass(Rule):
         read = {n.value for n in iter_nodes(call) if isinstance(n, cst.Name)}
         # The call moves to the top: it may read nothing the wrapper binds, a parameter it rebinds
         # (`x = x.float()` before the call) included.
-        if read & _assigned_names(node):
+        if read & bound_names(node.body.body):
             return
         key_statement, helpers = next(((s, h) for s in statements if (h := self._key_helpers(s)) is not None), (None, []))
         if key_statement is None and not seen_by_run:
             return
         # A memo: what the key statement binds looks a cache up or stores in it (here, or in a
         # module helper it is handed to), not a wrapper that only logs or converts its arguments.
-        keys = _bound_names(key_statement) if key_statement is not None else set()
+        keys = bound_names([key_statement]) if key_statement is not None else set()
         if not any(self._indexes_cache(n, keys) for n in iter_nodes(node.body)) or not _stores_result(node, calls, keys):
             return
         torch_name = context.torch_name()
@@ -135,7 +136,7 @@ class MemoBypass(Rule):
         if first >= len(body):
             return
         target = body[first]
-        if _is_bypass(target):
+        if isinstance(target, cst.If) and calls_is_compiling(target.test, context.regions.imports):  # this rule's own line (a second run)
             return
         code = source(call, context.module)
         guard = cst.parse_statement(f"if {torch_name}.compiler.is_compiling():\n    return {code}\n")
@@ -208,7 +209,7 @@ def _stores_result(node: cst.FunctionDef, calls: list[cst.Call], keys: set[str])
         return any(isinstance(n, cst.Name) and n.value in keys for n in iter_nodes(expression))
 
     assigns = [n for n in iter_nodes(node.body) if isinstance(n, cst.Assign)]
-    values = {name for n in assigns if holds(n.value, set()) for name in _bound_names(n)}
+    values = {name for n in assigns if holds(n.value, set()) for name in bound_names([n])}
     for n in assigns:
         if holds(n.value, values) and any(
             isinstance(t.target, cst.Subscript) and any(mentions_key(e.slice) for e in t.target.slice) for t in n.targets
@@ -232,16 +233,6 @@ def _uses_as_index(node: cst.CSTNode, keys: set[str]) -> bool:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("get", "setdefault", "pop"):
         return bool(node.args) and mentions(node.args[0].value)
     return False
-
-
-def _bound_names(statement: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-    for n in iter_nodes(statement):
-        if isinstance(n, cst.Assign):
-            names.update(name for t in n.targets for name in target_names(t.target))
-        elif isinstance(n, (cst.AnnAssign, cst.NamedExpr)):
-            names.update(target_names(n.target))
-    return names
 
 
 def _key_call(call: cst.Call, qualify) -> bool:  # type: ignore[no-untyped-def]
@@ -273,22 +264,3 @@ def _wrapped_callees(node: cst.FunctionDef, info: FunctionInfo) -> set[str]:
                 ):
                     found.add(f"{receiver}.{n.targets[0].target.attr.value}")
     return found
-
-
-def _assigned_names(node: cst.FunctionDef) -> set[str]:
-    """The names the wrapper binds (attributes and items it writes bind none)."""
-    names: set[str] = set()
-    for n in iter_nodes(node.body):
-        if isinstance(n, cst.Assign):
-            names.update(name for t in n.targets for name in target_names(t.target))
-        elif isinstance(n, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
-            names.update(target_names(n.target))
-    return names
-
-
-def _is_bypass(statement: cst.BaseStatement) -> bool:
-    """`if <torch>.compiler.is_compiling(): return ...`: this rule's own line (a second run)."""
-    return (
-        isinstance(statement, cst.If) and isinstance(statement.test, cst.Call)
-        and (dotted_name(statement.test.func) or "").endswith("compiler.is_compiling")
-    )

@@ -93,10 +93,12 @@ def runs_only_eagerly(node: cst.CSTNode, imports: ImportTable) -> bool:
     if not isinstance(node, cst.If) or node.orelse is not None:
         return False
     test = node.test
-    return (
-        isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-        and isinstance(test.expression, cst.Call) and imports.qualify(test.expression.func) in IS_COMPILING
-    )
+    return isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and calls_is_compiling(test.expression, imports)
+
+
+def calls_is_compiling(node: cst.CSTNode, imports: ImportTable) -> bool:
+    """`torch.compiler.is_compiling()` (or `torch._dynamo.is_compiling()`), as the module imports it."""
+    return isinstance(node, cst.Call) and imports.qualify(node.func) in IS_COMPILING
 
 
 def terminates(statements: Sequence[cst.BaseStatement]) -> bool:
