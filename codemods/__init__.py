@@ -21,6 +21,7 @@ from graphweld.codemods.isolate_io import IsolateIO
 from graphweld.codemods.layerdrop_guard import LayerdropGuard
 from graphweld.codemods.local_buffer_cast import LocalBufferCast
 from graphweld.codemods.memo_bypass import MemoBypass
+from graphweld.codemods.requires_grad_eager import RequiresGradEager
 from graphweld.codemods.moe_dense_dispatch import MoeDenseDispatch
 from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
@@ -52,6 +53,7 @@ RULES = (
     NumpyOnNumbers,
     MemoBypass,
     EqualityShortcut,
+    RequiresGradEager,
     EagerOnlyDefault,
     SortItemsByKey,
     BranchToWhere,

@@ -1,0 +1,178 @@
+"""requires-grad-eager: a tensor made in the function is marked as requiring grad only eagerly."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import libcst as cst
+
+from graphweld.analysis.blocks import runs_only_eagerly
+from graphweld.analysis.names import ImportTable
+from graphweld.analysis.scopes import is_scope, target_names
+from graphweld.rule import Rule, Safety
+from graphweld.walk import iter_nodes
+
+
+class RequiresGradEager(Rule):
+    """Mark a tensor made in the function as requiring grad only when running eagerly.
+
+    ## What it fixes
+    In a compiled region, `h.requires_grad = True` (or `h.requires_grad_()` as a statement) on a
+    tensor the function made itself, there so that reentrant gradient checkpointing sees an input
+    that requires grad: Hugging Face's speech encoders (`hidden_states = input_values[:, None]` in
+    Wav2Vec2, HuBERT, WavLM, SEW, UniSpeech, Data2VecAudio, SpeechT5), the T5 family's
+    `position_bias` (T5, mT5, LongT5, UDOP, Pix2Struct, Pop2Piano, Switch Transformers) and
+    MaskFormer's decoder queries.
+
+    ## Why the graph breaks
+    Dynamo does not trace setting a tensor's `requires_grad` ("setattr() on Tensor.requires_grad",
+    GB0206), and `requires_grad_()` on a tensor made in the graph breaks too (GB8985). In a
+    training step this skips the encoder's whole frame.
+
+    ## Example
+    ```python
+    hidden_states = input_values[:, None]
+    if self._requires_grad and self.training:
+        hidden_states.requires_grad = True
+    ```
+    becomes
+    ```python
+    hidden_states = input_values[:, None]
+    if self._requires_grad and self.training:
+        if not torch.compiler.is_compiling():
+            hidden_states.requires_grad = True
+    ```
+
+    ## Safety
+    Unsafe. While compiling, the tensor does not require grad. The gradients of the parameters do
+    not change: Dynamo traces `torch.utils.checkpoint` as its own operator, reentrant or not, and
+    that needs no input that requires grad (measured on torch 2.13: the same gradients with and
+    without the flag). What differs is the flag itself, where the tensor is seen outside the
+    function (returned, as T5 returns `position_bias`), and its own `.grad`. Eager runs set it as
+    before. Only a flag set for training is taken (under an `if` on `self.training` or a
+    checkpointing switch), on a name the function binds by assignment before it: a parameter (the
+    caller's tensor), a loop variable (`for p in self.parameters()`, freezing weights) or an
+    attribute is left alone, and so is `requires_grad = False`.
+    """
+
+    id = "requires-grad-eager"
+    reference = "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0206.html"
+    summary = "Mark a tensor made in the function as requiring grad only when running eagerly"
+    # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
+    finds = (
+        "`h.requires_grad = True` / `h.requires_grad_()` on a tensor the function made (for reentrant "
+        "gradient checkpointing), in a compiled region"
+    )
+    rewrite = "`if not torch.compiler.is_compiling():` around it: the flag is set in eager runs only"
+    default = "unsafe: the tensor does not require grad while compiling"
+    trigger_words = ("requires_grad",)
+    needs_breaker_call = False
+    node_types = (cst.FunctionDef,)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        context = self.context
+        if not isinstance(node.body, cst.IndentedBlock):
+            return
+        compiled = context.regions.is_compiled(node)
+        for line, _flagged_name in _flag_lines(node, context.regions.imports):
+            if not (compiled or context.breaks_per_run(line)):
+                continue
+            torch_name = context.torch_name()
+            if torch_name is None:
+                return
+            guarded = cst.If(
+                test=cst.parse_expression(f"not {torch_name}.compiler.is_compiling()"),
+                body=cst.IndentedBlock(body=[line.with_changes(leading_lines=())]),
+                leading_lines=line.leading_lines,
+            )
+            message = (
+                f"`{context.code(line.body[0])}` marks a tensor as requiring grad, which Dynamo does not trace "
+                "(GB0206); set it in eager runs only (unsafe: the tensor does not require grad while compiling, "
+                "the parameters' gradients are the same)"
+            )
+            self.propose(line, [guarded], anchor=line, message=message, safety=Safety.UNSAFE)
+
+
+def _flag_lines(node: cst.FunctionDef, imports: ImportTable) -> list[tuple[cst.SimpleStatementLine, str]]:
+    """The function's own lines (not a nested function's) that flag a tensor the function made, for
+    training: one flag statement under an `if` on `self.training` or a checkpointing switch, whose
+    name an assignment before it binds, in its own block or one around it. Lines in an `if not torch.compiler.is_compiling():` block (this rule's own, on a second
+    run) are left out."""
+    found: list[tuple[cst.SimpleStatementLine, str]] = []
+
+    def walk(statements: Sequence[cst.BaseStatement], made: frozenset[str], training: bool) -> None:
+        made_here = set(made)
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                target = _flagged(statement.body[0]) if len(statement.body) == 1 else None
+                if target is not None and target in made_here and training:
+                    found.append((statement, target))
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        made_here.update(name for t in small.targets for name in target_names(t.target))
+            elif is_scope(statement) or runs_only_eagerly(statement, imports):
+                continue
+            elif isinstance(statement, cst.If):
+                walk(_statements(statement.body), frozenset(made_here), training or _tests_training(statement.test))
+                if isinstance(statement.orelse, cst.If):
+                    walk([statement.orelse], frozenset(made_here), training)
+                elif statement.orelse is not None:
+                    walk(_statements(statement.orelse.body), frozenset(made_here), training)
+            else:
+                # A loop's variable is the loop's, not made here (`for p in self.parameters()`).
+                inner = frozenset(made_here - set(target_names(statement.target))) if isinstance(statement, cst.For) else frozenset(made_here)
+                for block in _blocks(statement):
+                    walk(block, inner, training)
+
+    walk(node.body.body, frozenset(), False)
+    return found
+
+
+def _statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    return suite.body if isinstance(suite, cst.IndentedBlock) else ()
+
+
+def _tests_training(test: cst.BaseExpression) -> bool:
+    """Whether an `if` test reads `training` (`self.training`) or a checkpointing switch."""
+    for n in iter_nodes(test):
+        name = n.attr.value if isinstance(n, cst.Attribute) else n.value if isinstance(n, cst.Name) else None
+        if name is not None and (name == "training" or "checkpoint" in name):
+            return True
+    return False
+
+
+def _blocks(statement: cst.BaseStatement) -> list[Sequence[cst.BaseStatement]]:
+    """The statement lists of a compound statement's blocks (`if`/`elif`/`else`, loops, `with`, `try`)."""
+    blocks = []
+    part: object = statement
+    while part is not None:
+        body = getattr(part, "body", None)
+        if isinstance(body, cst.IndentedBlock):
+            blocks.append(body.body)
+        for handler in getattr(part, "handlers", ()):
+            if isinstance(handler.body, cst.IndentedBlock):
+                blocks.append(handler.body.body)
+        final = getattr(part, "finalbody", None)
+        if final is not None and isinstance(final.body, cst.IndentedBlock):
+            blocks.append(final.body.body)
+        part = getattr(part, "orelse", None)
+    return blocks
+
+
+def _flagged(small: cst.BaseSmallStatement) -> str | None:
+    """The name in `name.requires_grad = True` or `name.requires_grad_()` / `(True)`."""
+    if isinstance(small, cst.Assign):
+        if len(small.targets) != 1 or not (isinstance(small.value, cst.Name) and small.value.value == "True"):
+            return None
+        target = small.targets[0].target
+        if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and isinstance(target.value, cst.Name):
+            return target.value.value
+        return None
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        call = small.value
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "requires_grad_" and isinstance(call.func.value, cst.Name)):
+            return None
+        if call.args and not (len(call.args) == 1 and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "True"):
+            return None
+        return call.func.value.value
+    return None
