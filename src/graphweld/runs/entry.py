@@ -274,6 +274,8 @@ class RunReport:
     # the user's code (`compile_failure`). Its outputs are missing, its picture "compile fails".
     compile_error: str | None = None
     compile_failure: BreakSite | None = None
+    # The rewritten files the run was served (real path -> text); empty for the files as they are.
+    overlay: dict[str, str] = field(default_factory=dict)
 
     @property
     def compile_fails(self) -> bool:
@@ -330,12 +332,13 @@ class RunSettings:
         compile_options: dict[str, Any] | None = None,
         check_fullgraph: bool = True,
         coverage_files: Sequence[str] = (),
+        numpy_random_stream: bool = False,
     ) -> RunReport:
         """`run_entry` with these settings (`compile_options` replaces theirs for one run)."""
         return run_entry(
             entry, modes, device=self.device, overlay=overlay, check_fullgraph=check_fullgraph, timeout=self.timeout,
             compile_options=self.compile_options if compile_options is None else compile_options, train=self.train,
-            coverage_files=coverage_files,
+            coverage_files=coverage_files, numpy_random_stream=numpy_random_stream,
         )
 
 
@@ -392,10 +395,12 @@ def run_entry(
     timeout: float = DEFAULT_TIMEOUT,
     train: bool = False,
     coverage_files: Sequence[str] = (),
+    numpy_random_stream: bool = False,
 ) -> RunReport:
     """Run `entry` in a fresh interpreter and return what it reported (`train`: each call a
     training step, see the runner's `Program`; `coverage_files`: real paths whose lines the eager
-    run records, `RunReport.coverage`). A program whose own
+    run records, `RunReport.coverage`; `numpy_random_stream`: compiled code draws `np.random`
+    from NumPy's own generator, as eager does, at the price of a break at each draw). A program whose own
     `fullgraph=True` compile fails is run compiled once more, in another interpreter, with it
     relaxed: the failure is its `fullgraph` verdict, the relaxed run its breaks."""
     path, factory = parse_entry(entry)
@@ -409,6 +414,7 @@ def run_entry(
         "check_fullgraph": check_fullgraph,
         "train": train,
         "coverage_files": sorted(coverage_files),
+        "numpy_random_stream": numpy_random_stream,
     }
     result, outputs = _run_runner(entry, path, request, timeout)
     if result.get("fullgraph_failed"):
@@ -444,6 +450,7 @@ def run_entry(
         resume_settings=tuple(result.get("resume_settings", ())),
         compile_error=result.get("compile_error"),
         compile_failure=failure_site(result),
+        overlay=dict(overlay or {}),
     )
 
 

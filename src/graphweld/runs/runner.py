@@ -804,10 +804,23 @@ def _calls(program: Program, model: Any, inputs: list[Any], after_first: Any = N
     with program.grad_mode():
         for index, value in enumerate(inputs):
             torch.manual_seed(index)
+            _seed_host_generators(index)
             records.append(program.call(model, value))
             if index == 0 and after_first is not None and not after_first():
                 break
     return records
+
+
+def _seed_host_generators(seed: int) -> None:
+    """Python's and NumPy's generators, seeded as torch's is for each call: a program that draws
+    from them (SpecAugment's masks, a layer dropped by `random.random()`) draws the same numbers in
+    the eager and the compiled run, where they run as eager code."""
+    import random
+
+    random.seed(seed)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(seed)
 
 
 def _compiled_run(program: Program, request: dict[str, Any], programs: ProgramCompiles) -> tuple[dict[str, Any], list[Any]]:
@@ -973,6 +986,10 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     import torch._inductor.config as inductor_config
 
     inductor_config.fallback_random = True
+    if request.get("numpy_random_stream"):
+        # Dynamo draws `np.random` from torch's generator unless told otherwise: a run whose
+        # outputs are compared with eager's draws NumPy's (each draw then breaks the graph).
+        torch._dynamo.config.use_numpy_random_stream = True
     programs = ProgramCompiles(relax=bool(request.get("relax_fullgraph")))
     programs.install()
     module = _load_entry(request["entry"], overlay)

@@ -45,6 +45,7 @@ ORDER = (
     Measure("backward graphs", lambda report: report.backward_graphs),
 )
 _FULLGRAPH_STATE = {True: "compiles", False: "fails", None: "not checked"}
+OUTPUTS_DIFFER = "outputs differ from the eager original"
 _RUN_STATE = {True: "fails", False: "runs"}
 
 
@@ -64,6 +65,9 @@ class Verdict:
     progress: str = ""
     # Whether printed output, log records and warnings were compared (not for unsafe changes).
     shown_checked: bool = False
+    # Whether the outputs were compared from a compiled run drawing `np.random` from NumPy's own
+    # stream (the compiled original differs from eager only by that: targets.py).
+    numpy_stream: bool = False
 
     @property
     def ok(self) -> bool:
@@ -138,7 +142,7 @@ def judge(
     differing = [leaf for leaf in comparisons if not leaf.equal]
     if differing:
         first = differing[0]
-        verdict.problems.append(f"outputs differ from the eager original at {first.path}: {first.detail}")
+        verdict.problems.append(f"{OUTPUTS_DIFFER} at {first.path}: {first.detail}")
     verdict.shown_checked = check_shown
     if check_shown:
         # What the user sees must not change: printed text, log records, warnings, in order (of
@@ -188,6 +192,7 @@ def verdict_line(before: RunReport, after: RunReport, verdict: Verdict) -> str:
     if verdict.ok:
         judged = f"better ({verdict.progress})" if verdict.progress else "compiles the same"
         # A command has no outputs to compare: only what it prints (and its tests) speak for it.
-        checked = [text for text, done in (("outputs equal", verdict.comparisons), ("printed output the same", verdict.shown_checked)) if done]
+        outputs = "outputs equal (np.random drawn from NumPy's stream)" if verdict.numpy_stream else "outputs equal"
+        checked = [text for text, done in ((outputs, verdict.comparisons), ("printed output the same", verdict.shown_checked)) if done]
         return f"verified: {', '.join(checked or ['it ran'])}, {judged}; {picture}"
     return f"NOT verified: {'; '.join(verdict.problems)}; {picture}"
