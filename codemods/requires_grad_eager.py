@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import libcst as cst
@@ -11,6 +12,9 @@ from graphweld.analysis.names import ImportTable
 from graphweld.analysis.scopes import is_scope, target_names
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
+
+
+_FLAG_SET = re.compile(r"\.requires_grad\s*=\s*True|\.requires_grad_\(")
 
 
 class RequiresGradEager(Rule):
@@ -69,9 +73,15 @@ class RequiresGradEager(Rule):
     needs_breaker_call = False
     node_types = (cst.FunctionDef,)
 
+    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(context)
+        # Most modules that say `requires_grad` read it or pass it: only a flag set is walked for.
+        text = context.text
+        self._flags = text is None or _FLAG_SET.search(text) is not None
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         context = self.context
-        if not isinstance(node.body, cst.IndentedBlock):
+        if not self._flags or not isinstance(node.body, cst.IndentedBlock):
             return
         compiled = context.regions.is_compiled(node)
         for line, _flagged_name in _flag_lines(node, context.regions.imports):
