@@ -196,7 +196,7 @@ def _sites(report: dict) -> list[dict]:
 
 
 def _picture(report: dict) -> dict:
-    keys = ("graphs", "graph_breaks", "break_sites", "skipped_frames", "recompiles", "fullgraph")
+    keys = ("graphs", "graph_breaks", "break_sites", "skipped_frames", "recompiles", "fullgraph", "compile_error")
     return {key: report.get(key) for key in keys}
 
 
@@ -235,7 +235,7 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
             why = str(exc) if isinstance(exc, RuntimeError) else f"explain took over {timeout:.0f} s"
             return {**result, "status": "not measured", "error": why}
         result.update(status="measured", before=_picture(before), sites_before=_sites(before))
-        if not before["graph_breaks"] and not before["skipped_frames"]:
+        if not before["graph_breaks"] and not before["skipped_frames"] and not before.get("compile_error"):
             result.update(after=result["before"], sites_after=[], seconds=round(time.perf_counter() - start, 1))
             return result
         if fix_timeout is None:
@@ -504,6 +504,12 @@ def _summary(label: str, rows: list[dict]) -> None:
     shrunk = sum(1 for row in measured if row.get("shrunk"))
     print(f"{len(rows)} tried, {len(measured)} measured ({shrunk} with widths cut to the parameter budget), "
           f"{len(not_built)} not built or not measured; {len(breaking)} with breaks")  # fmt: skip
+    # A compiled run that raises has no breaks to count: it is the program that needs a fix most.
+    failing = [row for row in measured if row["before"].get("compile_error")]
+    if failing:
+        still = [row for row in failing if (row.get("after") or row["before"]).get("compile_error")]
+        named = "; ".join(f"{row['class']}: {row['before']['compile_error'][:80]}" for row in failing)
+        print(f"compiled run fails: {len(failing)} before, {len(still)} after ({named})")
     if before:
         print(f"breaks on the breaking models: {before} -> {after} ({100 * (before - after) / before:.0f}% removed); "
               f"{whole} of {len(breaking)} now compile whole")  # fmt: skip

@@ -31,7 +31,9 @@ class EagerHelper(Rule):
     run of the entry (`fix --entry`) saw Dynamo break inside the helper on such a line, or on a call
     Dynamo cannot trace at all, as the run's GB id says (a function it skips, GB0007/GB0008: NumPy's
     `SeedSequence`, `Generator.manual_seed`; an opaque object, GB0363: a `torch.Generator` seeded
-    per call, as torchsde draws its Brownian increments; an unsupported method, GB0156), or, without
+    per call, as torchsde draws its Brownian increments; an unsupported method, GB0156) or raised an
+    error of its own tracing a call there, so that the compiled run fails (InternalTorchDynamoError:
+    PyKEEN's RotatE scoring), or, without
     a run, on a helper that reads the values of what the code shows is a tensor (a parameter
     annotated `torch.Tensor`, a torch result) twice or in a `for` header. It is the last rule
     tried on a helper: a rule that keeps the value in the graph, and `nonstrict-helper` for a
@@ -121,7 +123,7 @@ class EagerHelper(Rule):
             what, why = "computes from tensor values", f"a run saw Dynamo break inside it (`{context.code(anchor)}`)"
             if not evidence:
                 what = "calls what Dynamo cannot trace"
-                why = f"a run saw Dynamo break inside it on such a call (`{context.code(anchor)}`)"
+                why = f"a run saw Dynamo break or fail inside it on such a call (`{context.code(anchor)}`)"
         else:
             # Without a run, only reads of what the code shows is a tensor (an annotated parameter,
             # a torch result): `.item()` of a NumPy value breaks nothing.

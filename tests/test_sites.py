@@ -149,3 +149,14 @@ def test_a_files_sites_say_where_dynamo_met_a_call_it_cannot_trace():
     found = FileSites.of(sites)
     assert found.untraceable_lines == frozenset({31, 32})
     assert found.data_dependent_lines == frozenset({470})
+
+
+def test_a_call_dynamo_raised_an_error_of_its_own_tracing_is_one_it_cannot_trace():
+    # PyKEEN's RotatE: the compiled run raises InternalTorchDynamoError at the call into the
+    # interaction, which eager-helper runs eagerly; the program's own error at a line is not one.
+    raised = "the compiled run raises InternalTorchDynamoError: RuntimeError: Tensor must have a last dimension of size 2"
+    sites = [
+        BreakSite("/w/nbase.py", 496, "", raised, "", False, fails=True),
+        BreakSite("/w/train.py", 12, "", "the compiled run raises ValueError: loss is nan", "", False, fails=True),
+    ]
+    assert FileSites.of(sites).untraceable_lines == frozenset({496})

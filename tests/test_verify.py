@@ -116,3 +116,17 @@ def test_a_round_is_judged_against_the_run_it_started_from():
     same = judge(original, report(graphs=2, breaks=1), previous=last_round)
     assert same.ok and not same.better
     assert judge(original, report(graphs=1, breaks=0), previous=last_round).progress == "graph breaks 1 -> 0"
+
+
+def test_a_compiled_original_that_raised_is_judged_without_asking_numpys_stream():
+    # No compiled outputs to differ by: the entry target runs nothing more to explain them.
+    import dataclasses
+
+    from graphweld.runs.targets import EntryTarget
+
+    failed = dataclasses.replace(report(graphs=0, breaks=0), compile_error="InternalTorchDynamoError: boom", outputs={"eager": OUTPUT, "eager_calls": [OUTPUT, OUTPUT]})
+    after = report(graphs=1, breaks=1, output=OUTPUT + 1)
+    target = EntryTarget("never_run.py")
+    verdict = target.judge(failed, after, check_shown=False, previous=failed)
+    assert not verdict.ok and not verdict.numpy_stream
+    assert verdict.problems[0].startswith("outputs differ from the eager original at output")

@@ -123,7 +123,8 @@ class FileSites:
     # Lines of this file on the Python stack of a break placed in another file or further in:
     # the calls that led to it, where a rule may fix what the callee does on its first call.
     stack_lines: frozenset[int] = frozenset()
-    # Those where Dynamo met a call it cannot trace at all (UNTRACEABLE_CALLS).
+    # Those where Dynamo met a call it cannot trace at all (UNTRACEABLE_CALLS), or raised an
+    # error of its own tracing it (the compiled run fails).
     untraceable_lines: frozenset[int] = frozenset()
     # Those where Dynamo skipped the whole frame: the rest of the function was never seen.
     skipped_frame_lines: frozenset[int] = frozenset()
@@ -136,7 +137,7 @@ class FileSites:
             frozenset(site.line for site in sites if site.called_by_user_code),
             frozenset(site.line for site in sites if site.gb == DATA_DEPENDENT_BRANCHING),
             frozenset(stack_lines),
-            frozenset(site.line for site in sites if site.gb in UNTRACEABLE_CALLS),
+            frozenset(site.line for site in sites if site.gb in UNTRACEABLE_CALLS or _dynamo_failed(site)),
             frozenset(site.line for site in sites if site.skipped_frame),
         )
 
@@ -155,6 +156,12 @@ class FileSites:
             return frozenset(new for old, new in moved if new <= len(new_lines) and old_lines[old - 1] == new_lines[new - 1])
 
         return FileSites(*(kept(getattr(self, f.name)) for f in dataclasses.fields(self)))
+
+
+def _dynamo_failed(site: BreakSite) -> bool:
+    """A compiled run that raised inside Dynamo itself while it traced the site's call
+    (InternalTorchDynamoError): a call it cannot trace at all, as a skipped function is."""
+    return site.fails and "InternalTorchDynamoError" in site.reason
 
 
 def stack_lines_by_file(sites: Iterable[BreakSite], wanted: Callable[[str], bool]) -> dict[str, set[int]]:
