@@ -85,6 +85,7 @@ class BranchToCond(Rule):
     default = "unsafe: compiled, both sides must return tensors of the same shape and dtype"
     trigger_words = ("if",)
     needs_breaker_call = False
+    generic_reports = True
     node_types = (cst.If,)
 
     def visit_If(self, node: cst.If) -> None:

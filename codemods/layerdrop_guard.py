@@ -104,6 +104,12 @@ class LayerdropGuard(Rule):
     inside the test the probability is tested before the draw instead: `if self.training and
     self.layerdrop > 0 and random.random() < self.layerdrop:` (unsafe, below).
 
+    With a probability above 0 in training, the draw decides which layers run, and nothing keeps
+    that decision in the graph with the same draws (`torch.cond` would, but measured on torch 2.13
+    its backward runs a kept layer's dropout again with other draws, so gradients differ). Where a
+    run saw Dynamo stop on such an `if` (`if not skip_the_layer:` after `skip_the_layer =
+    torch.rand([]) < p`), the rule reports why it stays a break.
+
     ## Safety
     Safe, but for draws Dynamo cannot trace: outputs, gradients and the random stream are those of
     the original. For `random.random()` and NumPy's draws the probability is tested before drawing:
@@ -263,6 +269,7 @@ class LayerdropGuard(Rule):
         test, _ = rewrite(node.test, True, frozenset())
         if not guarded:
             self._draw_in_the_test(node, function)
+            self._report_drawn_decision(node, function)
             return
         replacement = node.with_changes(test=test)
         rates = list(dict.fromkeys(guarded))
@@ -274,6 +281,37 @@ class LayerdropGuard(Rule):
         )
         self.propose(node, [replacement], anchor=node, message=message, safety=Safety.SAFE)
 
+
+    def _report_drawn_decision(self, node: cst.If, function: cst.FunctionDef) -> None:
+        """Where a run saw Dynamo stop on an `if` that a LayerDrop draw decides (`if not
+        skip_the_layer:` after `skip_the_layer = torch.rand([]) < p`), say why it stays a break."""
+        context = self.context
+        if not context.branches_on_tensor_per_run(node):
+            return
+        values = context.function_values(function)
+        qualify = context.regions.imports.qualify
+
+        def drawn(expression: cst.BaseExpression) -> bool:
+            if not isinstance(expression, cst.Comparison) or len(expression.comparisons) != 1:
+                return False
+            compared = _draw_and_rate(expression)
+            if compared is None:
+                return False
+            draw = values.single_value(compared[0].value) if isinstance(compared[0], cst.Name) else compared[0]
+            return draw is not None and _is_uniform_draw(draw, qualify)
+
+        if not any(
+            drawn(n) or (isinstance(n, cst.Name) and any(drawn(value) for value in values.bindings.get(n.value, ())))
+            for n in iter_nodes(node.test)
+        ):
+            return
+        self.report(
+            node,
+            f"LayerDrop decided by a draw in training (`if {context.code(node.test)}:`) is not rewritten: the layer "
+            "runs or not by a number drawn each step, which Dynamo cannot know while tracing, and no rewrite keeps "
+            "those draws in the graph (torch.cond would redraw a kept layer's dropout in the backward); the break "
+            "stays while the probability is above 0",
+        )
 
     def _draw_in_the_test(self, node: cst.If, function: cst.FunctionDef) -> None:
         """`if A and torch.rand([]) < p:` (the draw made inside the test, last in its `and`): the

@@ -231,6 +231,9 @@ class Rule:
     # Whether a compiled run of the rewrite prints other numbers than eager (timings that read 0
     # while compiling): its printed lines are compared with their numbers aside.
     varies_printed_numbers: ClassVar[bool] = False
+    # Whether the rule's reports are generic (any branch on a tensor): at a line where another
+    # rule reports too, the other says why (LayerDrop's draw), and the explanation shows it.
+    generic_reports: ClassVar[bool] = False
     # Whether the names in `extra-breakers` count as trigger words too.
     triggered_by_configured_breakers: ClassVar[bool] = False
     # The node types whose visit_* methods the dispatcher calls.

@@ -183,7 +183,8 @@ def _explain(site: BreakSite, proposals, settings: Settings, dropped: Sequence[t
                     return ExplainedSite(site, change.rule, f"dropped: {failed}")
                 action = "fix" if change.safety is Safety.SAFE else "unsafe fix (--unsafe-fixes)"
                 return ExplainedSite(site, change.rule, action, change)
-        for report in proposals.reports:
+        # A rule that says why a form of its own stays a break speaks before a generic one.
+        for report in sorted(proposals.reports, key=lambda report: RULES_BY_ID[report.rule].generic_reports):
             if report.location.line == site.line:
                 return ExplainedSite(site, report.rule, f"not fixed: {report.message.split(': ')[-1]}")
     if site.gb == DISABLED_CALL:
