@@ -6,6 +6,7 @@ import re
 
 import libcst as cst
 
+from graphweld.analysis.blocks import eager_only
 from graphweld.analysis.breakers import IO_BREAKERS, LOGGING_METHODS
 from graphweld.analysis.deferral import (
     STDLIB_LOGGING_METHODS,
@@ -250,12 +251,7 @@ class IsolateIO(Rule):
             return
         callee = context.regions.imports.qualify(call.func) or ""
         chosen = callee in context.settings.guard_functions
-        guard = cst.parse_statement(f"if not {torch_name}.compiler.is_compiling():\n    pass\n")
-        assert isinstance(guard, cst.If)
-        guard = guard.with_changes(
-            body=guard.body.with_changes(body=(node.with_changes(leading_lines=()),)),
-            leading_lines=node.leading_lines,
-        )
+        guard = eager_only(node, torch_name)
         self.propose(
             node,
             [guard],

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import libcst as cst
 
-from graphweld.analysis.blocks import runs_only_eagerly
+from graphweld.analysis.blocks import eager_only, runs_only_eagerly
 from graphweld.analysis.names import ImportTable
 from graphweld.analysis.scopes import is_scope, target_names
 from graphweld.rule import Rule, Safety
@@ -84,31 +84,26 @@ class RequiresGradEager(Rule):
         if not self._flags or not isinstance(node.body, cst.IndentedBlock):
             return
         compiled = context.regions.is_compiled(node)
-        for line, _flagged_name in _flag_lines(node, context.regions.imports):
+        for line in _flag_lines(node, context.regions.imports):
             if not (compiled or context.breaks_per_run(line)):
                 continue
             torch_name = context.torch_name()
             if torch_name is None:
                 return
-            guarded = cst.If(
-                test=cst.parse_expression(f"not {torch_name}.compiler.is_compiling()"),
-                body=cst.IndentedBlock(body=[line.with_changes(leading_lines=())]),
-                leading_lines=line.leading_lines,
-            )
             message = (
                 f"`{context.code(line.body[0])}` marks a tensor as requiring grad, which Dynamo does not trace "
                 "(GB0206); set it in eager runs only (unsafe: the tensor does not require grad while compiling, "
                 "the parameters' gradients are the same)"
             )
-            self.propose(line, [guarded], anchor=line, message=message, safety=Safety.UNSAFE)
+            self.propose(line, [eager_only(line, torch_name)], anchor=line, message=message, safety=Safety.UNSAFE)
 
 
-def _flag_lines(node: cst.FunctionDef, imports: ImportTable) -> list[tuple[cst.SimpleStatementLine, str]]:
+def _flag_lines(node: cst.FunctionDef, imports: ImportTable) -> list[cst.SimpleStatementLine]:
     """The function's own lines (not a nested function's) that flag a tensor the function made, for
     training: one flag statement under an `if` on `self.training` or a checkpointing switch, whose
-    name an assignment before it binds, in its own block or one around it. Lines in an `if not torch.compiler.is_compiling():` block (this rule's own, on a second
-    run) are left out."""
-    found: list[tuple[cst.SimpleStatementLine, str]] = []
+    name an assignment before it binds, in its own block or one around it. Lines in an `if not
+    torch.compiler.is_compiling():` block (this rule's own, on a second run) are left out."""
+    found: list[cst.SimpleStatementLine] = []
 
     def walk(statements: Sequence[cst.BaseStatement], made: frozenset[str], training: bool) -> None:
         made_here = set(made)
@@ -116,7 +111,7 @@ def _flag_lines(node: cst.FunctionDef, imports: ImportTable) -> list[tuple[cst.S
             if isinstance(statement, cst.SimpleStatementLine):
                 target = _flagged(statement.body[0]) if len(statement.body) == 1 else None
                 if target is not None and target in made_here and training:
-                    found.append((statement, target))
+                    found.append(statement)
                 for small in statement.body:
                     if isinstance(small, cst.Assign):
                         made_here.update(name for t in small.targets for name in target_names(t.target))

@@ -96,6 +96,16 @@ def runs_only_eagerly(node: cst.CSTNode, imports: ImportTable) -> bool:
     return isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and calls_is_compiling(test.expression, imports)
 
 
+def eager_only(statement: cst.BaseStatement, torch_name: str) -> cst.If:
+    """`statement` under `if not torch.compiler.is_compiling():` (what `runs_only_eagerly` finds),
+    the block taking its leading lines."""
+    return cst.If(
+        test=cst.parse_expression(f"not {torch_name}.compiler.is_compiling()"),
+        body=cst.IndentedBlock(body=[statement.with_changes(leading_lines=())]),
+        leading_lines=statement.leading_lines,
+    )
+
+
 def calls_is_compiling(node: cst.CSTNode, imports: ImportTable) -> bool:
     """`torch.compiler.is_compiling()` (or `torch._dynamo.is_compiling()`), as the module imports it."""
     return isinstance(node, cst.Call) and imports.qualify(node.func) in IS_COMPILING
