@@ -16,6 +16,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from graphweld.runs.command import Command, command_for_script, run_command
 from graphweld.runs.entry import EntryError, RunReport, RunSettings, check_entry_defines, parse_entry
+from graphweld.runs.compare import LeafComparison
 from graphweld.runs.verify import OUTPUTS_DIFFER, Verdict, compare_calls, judge
 
 
@@ -101,13 +102,9 @@ class EntryTarget:
         # trace a draw eager makes with NumPy). Its picture stays the one the user's run shows.
         if not (self._differs_by_numpy_stream(before) or (differs and _draws_from_numpy(after.overlay))):
             return verdict
-        try:
-            again = self.runs.run(self.entry, ("compiled",), overlay=after.overlay, numpy_random_stream=True)
-        except EntryError:
+        comparisons = self._compared_with_numpys_draws(before, after.overlay)
+        if comparisons is None:
             return verdict
-        if again.compile_fails:
-            return verdict
-        comparisons = compare_calls(before, again)
         verdict.comparisons = comparisons
         verdict.numpy_stream = True
         verdict.problems = [problem for problem in verdict.problems if problem not in differs]
@@ -124,13 +121,19 @@ class EntryTarget:
             known = False
             # A compiled original that raised has no outputs to differ by.
             if not before.compile_fails and any(not leaf.equal for leaf in compare_calls(before, before)):
-                try:
-                    again = self.runs.run(self.entry, ("compiled",), overlay=before.overlay, numpy_random_stream=True)
-                    known = not again.compile_fails and all(leaf.equal for leaf in compare_calls(before, again))
-                except EntryError:
-                    known = False
+                comparisons = self._compared_with_numpys_draws(before, before.overlay)
+                known = comparisons is not None and all(leaf.equal for leaf in comparisons)
             self._numpy_stream_verdicts[id(before)] = known
         return known
+
+    def _compared_with_numpys_draws(self, before: RunReport, overlay: dict[str, str]) -> list[LeafComparison] | None:
+        """Each call's outputs, compiled with `overlay` and `np.random` drawn from NumPy's own
+        stream, against eager's; None when that run does not complete."""
+        try:
+            again = self.runs.run(self.entry, ("compiled",), overlay=overlay, numpy_random_stream=True)
+        except EntryError:
+            return None
+        return None if again.compile_fails else compare_calls(before, again)
 
 
 def _draws_from_numpy(overlay: dict[str, str]) -> bool:

@@ -659,31 +659,24 @@ class _RoundSearch:
         return _Pick(pick.path, new, ruled_out, instead_of=first) if new else None
 
     def without_unsafe_that_buys_nothing(self, accepted: _Accepted) -> _Accepted:
-        """The accepted picks without their unsafe ones when the picture is as good without them."""
-        accepted = self.without_unseen_that_buys_nothing(accepted)
-        unsafe = [pick for pick in accepted.picks if pick.unsafe]
-        safe = [pick for pick in accepted.picks if not pick.unsafe]
-        if not unsafe or not safe:
-            # All unsafe: the picture without them is the last run's, which this round improved on.
-            return accepted
-        without, verdict = self.accept(safe, "verifying without the unsafe ones:")
-        if without is None or compare_pictures(accepted.after, without.after)[0] > 0:
-            return accepted  # worse without them: they buy something
-        for pick in unsafe:
-            self.drop(pick.path, pick.changes, "it buys nothing: unsafe, and the compile picture is as good without it")
-        return without
-
-    def without_unseen_that_buys_nothing(self, accepted: _Accepted) -> _Accepted:
-        """The accepted picks without the unsafe ones tried only because a skipped frame hid their
-        lines, when the picture is as good without them (a print in a timer the round skips)."""
+        """The accepted picks without their unsafe ones when the picture is as good without them:
+        first those tried only because a skipped frame hid their lines (a print in a timer the
+        round skips), then every unsafe one. All unsafe: the picture without them is the last
+        run's, which this round improved on."""
         unseen = [pick for pick in accepted.picks if any((pick.path, change.key) in self._unseen_unsafe for change in pick.changes)]
-        others = [pick for pick in accepted.picks if pick not in unseen]
-        if not unseen or not others:
+        accepted = self._without(accepted, unseen, "verifying without the unsafe ones the run could not see:")
+        return self._without(accepted, [pick for pick in accepted.picks if pick.unsafe], "verifying without the unsafe ones:")
+
+    def _without(self, accepted: _Accepted, dropped: list[_Pick], saying: str) -> _Accepted:
+        """`accepted` without the `dropped` picks when the rest verifies with a picture as good;
+        else as it was (worse without them: they buy something)."""
+        kept = [pick for pick in accepted.picks if pick not in dropped]
+        if not dropped or not kept:
             return accepted
-        without, _ = self.accept(others, "verifying without the unsafe ones the run could not see:")
+        without, _ = self.accept(kept, saying)
         if without is None or compare_pictures(accepted.after, without.after)[0] > 0:
             return accepted
-        for pick in unseen:
+        for pick in dropped:
             self.drop(pick.path, pick.changes, "it buys nothing: unsafe, and the compile picture is as good without it")
         return without
 
