@@ -216,11 +216,15 @@ def test_the_census_halves_are_fixed_by_the_family_alone():
     assert reach.family("kornia:canny") == reach.family("kornia:augmentation") == "kornia"
     # Recorded here so that a change of the split cannot pass unnoticed.
     assert [reach.half(name) for name in ("LlamaForCausalLM", "DbrxForCausalLM", "MimiModel")] == ["tuning", "held-out", "tuning"]
-    # The other libraries: every one the census has run is tuning since the draw of 2026-11-27;
-    # the held-out half is eight libraries of a pool it never ran, drawn before any was measured.
-    assert [reach.half(name) for name in ("kornia:canny", "gpytorch:exact_gp", "botorch:single_task_gp")] == ["tuning"] * 3
-    assert reach.HELD_OUT_LIBRARIES == {
+    # The other libraries: every one the census has run is tuning, the spent first draw of the
+    # pool included; the held-out half is the rest of a pool it never ran, drawn before any was measured.
+    assert [reach.half(name) for name in ("kornia:canny", "gpytorch:exact_gp", "pykeen:rotate", "timm:cait")] == ["tuning"] * 4
+    assert reach.SPENT_HELD_OUT_LIBRARIES == {
         "deepxde", "pykeen", "sbi", "segmentation_models_pytorch", "speechbrain", "stable_baselines3", "timm", "vit_pytorch",
+    }
+    assert reach.HELD_OUT_LIBRARIES == {
+        "denoising_diffusion_pytorch", "kan", "open_clip", "perceiver_pytorch", "torch_harmonics", "torchcde", "torchdyn",
+        "torchvision",
     }
     assert all(reach.half(f"{library}:model") == "held-out" for library in reach.HELD_OUT_LIBRARIES)
 
