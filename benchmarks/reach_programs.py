@@ -1579,6 +1579,308 @@ def _pykeen_transe_inputs():  # type: ignore[no-untyped-def]
 _pykeen_rotate_inputs = _pykeen_transe_inputs
 
 
+# -- the held-out half drawn second on 2026-11-27 (reach.py HELD_OUT_LIBRARIES): the rest of the
+# pool, which the census never ran; written before any was measured, as a user of each library
+# builds what it compiles; nothing here is tuned on. They import torchvision or need torch's
+# default build's wheels, so they run with `--python .venv-214/bin/python`.
+
+
+@program("torchvision:efficientnet_b0", "torchvision")
+def torchvision_efficientnet_b0():  # type: ignore[no-untyped-def]
+    from torchvision.models import efficientnet_b0
+
+    torch.manual_seed(0)
+    return efficientnet_b0(num_classes=10)
+
+
+@program("torchvision:swin_t", "torchvision")
+def torchvision_swin_t():  # type: ignore[no-untyped-def]
+    from torchvision.models import swin_t
+
+    torch.manual_seed(0)
+    return swin_t(num_classes=10)
+
+
+_torchvision_efficientnet_b0_inputs = _images
+_torchvision_swin_t_inputs = _images
+
+
+def _clip(vision: dict[str, Any]) -> Any:
+    from open_clip.model import CLIP
+
+    torch.manual_seed(0)
+    text = {"context_length": 16, "vocab_size": 1000, "width": 64, "heads": 4, "layers": 2}
+    return CLIP(embed_dim=32, vision_cfg=vision, text_cfg=text)
+
+
+def _clip_inputs() -> tuple[torch.Tensor, torch.Tensor]:
+    torch.manual_seed(0)
+    return torch.rand(2, 3, 32, 32), torch.randint(1, 1000, (2, 16))
+
+
+class _ClipLoss(torch.nn.Module):
+    """open_clip's contrastive training step: the model's features and logit scale into ClipLoss."""
+
+    def __init__(self, model: Any) -> None:
+        super().__init__()
+        from open_clip.loss import ClipLoss
+
+        self.model = model
+        self.loss = ClipLoss()
+
+    def forward(self, images: torch.Tensor, texts: torch.Tensor) -> torch.Tensor:
+        image_features, text_features, logit_scale = self.model(images, texts)
+        return self.loss(image_features, text_features, logit_scale)
+
+
+@program("open_clip:clip_vit", "open_clip")
+def open_clip_clip_vit():  # type: ignore[no-untyped-def]
+    return _clip({"layers": 2, "width": 64, "head_width": 16, "patch_size": 8, "image_size": 32})
+
+
+@program("open_clip:resnet_clip_loss", "open_clip")
+def open_clip_resnet_clip_loss():  # type: ignore[no-untyped-def]
+    return _ClipLoss(_clip({"layers": (1, 1, 1, 1), "width": 16, "head_width": 16, "image_size": 32}))
+
+
+_open_clip_clip_vit_inputs = _clip_inputs
+_open_clip_resnet_clip_loss_inputs = _clip_inputs
+
+
+@program("denoising_diffusion_pytorch:gaussian_diffusion", "denoising_diffusion_pytorch")
+def denoising_diffusion_pytorch_gaussian_diffusion():  # type: ignore[no-untyped-def]
+    from denoising_diffusion_pytorch import GaussianDiffusion, Unet
+
+    torch.manual_seed(0)
+    return GaussianDiffusion(Unet(dim=16, dim_mults=(1, 2)), image_size=32, timesteps=100)
+
+
+@program("denoising_diffusion_pytorch:elucidated_diffusion", "denoising_diffusion_pytorch")
+def denoising_diffusion_pytorch_elucidated_diffusion():  # type: ignore[no-untyped-def]
+    from denoising_diffusion_pytorch import ElucidatedDiffusion, Unet
+
+    torch.manual_seed(0)
+    # Its denoiser must take continuous noise levels: a Unet with learned sinusoidal conditioning.
+    return ElucidatedDiffusion(Unet(dim=16, dim_mults=(1, 2), learned_sinusoidal_cond=True), image_size=32, num_sample_steps=8)
+
+
+_denoising_diffusion_pytorch_gaussian_diffusion_inputs = _images
+_denoising_diffusion_pytorch_elucidated_diffusion_inputs = _images
+
+
+class _NeuralCde(torch.nn.Module):
+    """torchcde's neural CDE classifier: a spline of the series' coefficients, integrated by cdeint."""
+
+    def __init__(self, interpolation: str, method: str) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        channels, hidden = 3, 8
+        self.interpolation, self.method = interpolation, method
+        self.initial = torch.nn.Linear(channels, hidden)
+        self.field = torch.nn.Sequential(torch.nn.Linear(hidden, 16), torch.nn.ReLU(), torch.nn.Linear(16, hidden * channels), torch.nn.Tanh())
+        self.readout = torch.nn.Linear(hidden, 2)
+        self.shape = (hidden, channels)
+
+    def forward(self, coefficients: torch.Tensor) -> torch.Tensor:
+        import torchcde
+
+        series = torchcde.CubicSpline(coefficients) if self.interpolation == "cubic" else torchcde.LinearInterpolation(coefficients)
+        z0 = self.initial(series.evaluate(series.interval[0]))
+        field = _CdeField(self.field, self.shape)
+        options = {"step_size": series.grid_points.diff().min().item()} if self.method == "rk4" else {}
+        z = torchcde.cdeint(X=series, func=field, z0=z0, t=series.interval, method=self.method, options=options)
+        return self.readout(z[:, 1])
+
+
+class _CdeField(torch.nn.Module):
+    def __init__(self, network: torch.nn.Module, shape: tuple[int, int]) -> None:
+        super().__init__()
+        self.network, self.shape = network, shape
+
+    def forward(self, t: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+        return self.network(z).view(z.size(0), *self.shape)
+
+
+def _series() -> torch.Tensor:
+    torch.manual_seed(0)
+    t = torch.linspace(0, 1, 10)
+    return torch.stack([t.expand(2, 10), torch.rand(2, 10), torch.rand(2, 10)], dim=-1)
+
+
+@program("torchcde:cubic_dopri5", "torchcde")
+def torchcde_cubic_dopri5():  # type: ignore[no-untyped-def]
+    return _NeuralCde("cubic", "dopri5")
+
+
+@program("torchcde:linear_rk4", "torchcde")
+def torchcde_linear_rk4():  # type: ignore[no-untyped-def]
+    return _NeuralCde("linear", "rk4")
+
+
+def _torchcde_cubic_dopri5_inputs():  # type: ignore[no-untyped-def]
+    import torchcde
+
+    return torchcde.hermite_cubic_coefficients_with_backward_differences(_series())
+
+
+def _torchcde_linear_rk4_inputs():  # type: ignore[no-untyped-def]
+    import torchcde
+
+    return torchcde.linear_interpolation_coeffs(_series())
+
+
+class _NeuralOde(torch.nn.Module):
+    """torchdyn's NeuralODE over a fixed time span; the trajectory's last state."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+        self.register_buffer("t_span", torch.linspace(0, 1, 5))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _, trajectory = self.model(x, self.t_span)
+        return trajectory[-1]
+
+
+@program("torchdyn:neural_ode", "torchdyn")
+def torchdyn_neural_ode():  # type: ignore[no-untyped-def]
+    from torchdyn.core import NeuralODE
+
+    torch.manual_seed(0)
+    field = torch.nn.Sequential(torch.nn.Linear(2, 16), torch.nn.Tanh(), torch.nn.Linear(16, 2))
+    return _NeuralOde(NeuralODE(field, solver="tsit5", sensitivity="autograd"))
+
+
+@program("torchdyn:cnf", "torchdyn")
+def torchdyn_cnf():  # type: ignore[no-untyped-def]
+    from torchdyn.core import NeuralODE
+    from torchdyn.models import CNF
+    from torchdyn.nn import Augmenter
+
+    torch.manual_seed(0)
+    field = torch.nn.Sequential(torch.nn.Linear(2, 16), torch.nn.Softplus(), torch.nn.Linear(16, 2))
+    return _ContinuousFlow(Augmenter(augment_idx=1, augment_dims=1), NeuralODE(CNF(field), solver="rk4", sensitivity="autograd"))
+
+
+class _ContinuousFlow(_NeuralOde):
+    """torchdyn's continuous normalizing flow: the state augmented with its log-density change,
+    integrated over the time span; the last state."""
+
+    def __init__(self, augmenter: torch.nn.Module, model: torch.nn.Module) -> None:
+        super().__init__(model)
+        self.augmenter = augmenter
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(self.augmenter(x))
+
+
+def _torchdyn_neural_ode_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 2)
+
+
+_torchdyn_cnf_inputs = _torchdyn_neural_ode_inputs
+
+
+@program("kan:kan", "kan")
+def kan_kan():  # type: ignore[no-untyped-def]
+    from kan import KAN
+
+    return KAN(width=[2, 5, 1], grid=5, k=3, seed=0, auto_save=False)
+
+
+@program("kan:kan_layer", "kan")
+def kan_kan_layer():  # type: ignore[no-untyped-def]
+    from kan import KANLayer
+
+    torch.manual_seed(0)
+    return _FirstOutput(KANLayer(in_dim=2, out_dim=4, num=5, k=3))
+
+
+class _FirstOutput(torch.nn.Module):
+    """A layer that returns its activations with its intermediate values, as its model uses the first."""
+
+    def __init__(self, layer: torch.nn.Module) -> None:
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layer(x)[0]
+
+
+def _kan_kan_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(8, 2) * 2 - 1
+
+
+_kan_kan_layer_inputs = _kan_kan_inputs
+
+
+@program("perceiver_pytorch:perceiver", "perceiver_pytorch")
+def perceiver_pytorch_perceiver():  # type: ignore[no-untyped-def]
+    from perceiver_pytorch import Perceiver
+
+    torch.manual_seed(0)
+    return Perceiver(
+        input_channels=3, input_axis=2, num_freq_bands=6, max_freq=10.0, depth=2, num_latents=16, latent_dim=64,
+        cross_dim_head=16, latent_dim_head=16, num_classes=10,
+    )  # fmt: skip
+
+
+def _perceiver_pytorch_perceiver_inputs():  # type: ignore[no-untyped-def]
+    return _images().permute(0, 2, 3, 1)  # Perceiver takes channels last
+
+
+@program("perceiver_pytorch:perceiver_io", "perceiver_pytorch")
+def perceiver_pytorch_perceiver_io():  # type: ignore[no-untyped-def]
+    from perceiver_pytorch import PerceiverIO
+
+    torch.manual_seed(0)
+    return PerceiverIO(dim=32, queries_dim=32, logits_dim=100, depth=2, num_latents=16, latent_dim=64, cross_dim_head=16, latent_dim_head=16)
+
+
+def _perceiver_pytorch_perceiver_io_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return {"data": torch.randn(2, 24, 32), "mask": torch.arange(24).expand(2, 24) < torch.tensor([[24], [18]]), "queries": torch.randn(2, 12, 32)}
+
+
+class _ShtRoundTrip(torch.nn.Module):
+    """A spectral filter on the sphere: the real spherical-harmonic transform, a learned scale per
+    degree, and the inverse transform."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from torch_harmonics import InverseRealSHT, RealSHT
+
+        torch.manual_seed(0)
+        self.sht, self.isht = RealSHT(16, 32, grid="equiangular"), InverseRealSHT(16, 32, grid="equiangular")
+        self.scale = torch.nn.Parameter(torch.rand(self.sht.lmax, 1))
+
+    def forward(self, field: torch.Tensor) -> torch.Tensor:
+        return self.isht(self.sht(field) * self.scale)
+
+
+@program("torch_harmonics:sht_filter", "torch_harmonics")
+def torch_harmonics_sht_filter():  # type: ignore[no-untyped-def]
+    return _ShtRoundTrip()
+
+
+@program("torch_harmonics:sfno", "torch_harmonics")
+def torch_harmonics_sfno():  # type: ignore[no-untyped-def]
+    from torch_harmonics.examples.models.sfno import SphericalFourierNeuralOperator
+
+    torch.manual_seed(0)
+    return SphericalFourierNeuralOperator(img_size=(16, 32), in_chans=3, out_chans=3, embed_dim=16, num_layers=2, scale_factor=2)
+
+
+def _torch_harmonics_sht_filter_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 3, 16, 32)
+
+
+_torch_harmonics_sfno_inputs = _torch_harmonics_sht_filter_inputs
+
+
 def build_program(name: str) -> Any:
     library, build = PROGRAMS[name]
     importlib.import_module(library)
