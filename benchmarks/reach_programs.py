@@ -35,6 +35,8 @@ PACKAGES = {
     "botorch": ("botorch", "gpytorch", "linear_operator"),
     # sbi's density estimators are nflows' and zuko's flows (both in the tuning half) behind its own wrappers.
     "sbi": ("sbi", "nflows", "zuko"),
+    # torchcde's cdeint is torchdiffeq's odeint (a tuning library) over the spline's vector field.
+    "torchcde": ("torchcde", "torchdiffeq"),
 }
 
 
@@ -1669,7 +1671,8 @@ _denoising_diffusion_pytorch_elucidated_diffusion_inputs = _images
 
 
 class _NeuralCde(torch.nn.Module):
-    """torchcde's neural CDE classifier: a spline of the series' coefficients, integrated by cdeint."""
+    """torchcde's neural CDE classifier, as its README writes it: a spline of the series'
+    coefficients, integrated by cdeint with the vector field a module of the model's own."""
 
     def __init__(self, interpolation: str, method: str) -> None:
         super().__init__()
@@ -1677,25 +1680,25 @@ class _NeuralCde(torch.nn.Module):
         channels, hidden = 3, 8
         self.interpolation, self.method = interpolation, method
         self.initial = torch.nn.Linear(channels, hidden)
-        self.field = torch.nn.Sequential(torch.nn.Linear(hidden, 16), torch.nn.ReLU(), torch.nn.Linear(16, hidden * channels), torch.nn.Tanh())
+        self.field = _CdeField(hidden, channels)
         self.readout = torch.nn.Linear(hidden, 2)
-        self.shape = (hidden, channels)
 
     def forward(self, coefficients: torch.Tensor) -> torch.Tensor:
         import torchcde
 
         series = torchcde.CubicSpline(coefficients) if self.interpolation == "cubic" else torchcde.LinearInterpolation(coefficients)
         z0 = self.initial(series.evaluate(series.interval[0]))
-        field = _CdeField(self.field, self.shape)
-        options = {"step_size": series.grid_points.diff().min().item()} if self.method == "rk4" else {}
-        z = torchcde.cdeint(X=series, func=field, z0=z0, t=series.interval, method=self.method, options=options)
+        # A fixed-step solver's step: the spacing of the series' 10 observations on [0, 1].
+        options = {"step_size": 1 / 9} if self.method == "rk4" else {}
+        z = torchcde.cdeint(X=series, func=self.field, z0=z0, t=series.interval, method=self.method, options=options)
         return self.readout(z[:, 1])
 
 
 class _CdeField(torch.nn.Module):
-    def __init__(self, network: torch.nn.Module, shape: tuple[int, int]) -> None:
+    def __init__(self, hidden: int, channels: int) -> None:
         super().__init__()
-        self.network, self.shape = network, shape
+        self.shape = (hidden, channels)
+        self.network = torch.nn.Sequential(torch.nn.Linear(hidden, 16), torch.nn.ReLU(), torch.nn.Linear(16, hidden * channels), torch.nn.Tanh())
 
     def forward(self, t: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
         return self.network(z).view(z.size(0), *self.shape)
