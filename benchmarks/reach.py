@@ -166,6 +166,11 @@ def pattern(site: dict) -> str:
         # inlines comprehensions (PEP 709), so the survey never sees these: a consequence of the
         # other breaks in the model, gone with them.
         return "comprehension frame after another break (Python 3.11)"
+    if gb in ("GB0098", "GB0099"):
+        # Each call of a function run eagerly (eager-helper's rewrite, or the library's own) is a break.
+        return "call of a function run eagerly (torch.compiler.disable)"
+    if gb == "GB0251":
+        return "nonstrict_trace of a function whose output Dynamo refuses"
     if path.endswith("utils/output_capturing.py") or (path.endswith("utils/generic.py") and "wrapper" in function):
         return "output-capturing wrapper (library plumbing)"
     if "expert" in lowered and (re.search(r"nonzero|where|index_add|one_hot|bincount|tolist|item\(", lowered) or gb in ("GB0036", "GB0033")):
@@ -483,8 +488,10 @@ def _load(path: Path) -> list[dict]:
 def report(rows: list[dict], survey: Path | None, older: list[dict] = ()) -> None:  # type: ignore[assignment]
     for row in rows:
         for site in (row.get("sites_before") or []) + (row.get("sites_after") or []):
-            if Path(site["file"]).is_file():
-                site["pattern"] = pattern(site)  # the patterns as this version of the script reads them
+            # The patterns as this version of the script reads them: from the source where the
+            # file is still there, else those a site's GB id alone decides.
+            if Path(site["file"]).is_file() or site.get("pattern", "other: ").startswith("other: "):
+                site["pattern"] = pattern(site)
     for label, part in (("transformers classes", [r for r in rows if not is_program(r["class"])]),
                         ("other libraries' programs", [r for r in rows if is_program(r["class"])])):  # fmt: skip
         if part and len(part) < len(rows):
@@ -557,6 +564,7 @@ def _tables(rows: list[dict], survey: Path | None, older: list[dict] = ()) -> No
               f"{row['before']['graphs']} | {after_row.get('graphs', '-')} | "
               f"{', '.join(f'{r} x{n}' for r, n in sorted(rules.items())) or '-'} | {len(row.get('dropped') or [])} | "
               f"{_capture_cell(row.get('capture'))} |")  # fmt: skip
+    _libraries([row for row in rows if is_program(row["class"])])
     reasons = Counter(re.sub(r"\d+", "N", row["error"])[:100] for row in not_built)
     print()
     print("| not built or not measured | classes |")
@@ -565,6 +573,47 @@ def _tables(rows: list[dict], survey: Path | None, older: list[dict] = ()) -> No
         print(f"| {reason} | {count} |")
     if survey is not None:
         compare_with_survey(rows, survey, older)
+
+
+def _libraries(rows: list[dict]) -> None:
+    """Per library of the other libraries' programs: its half, its programs, their breaks before
+    and after (and with the setting fix --entry offers), and what holds what is left: the patterns
+    of the breaks left, most breaks first, with the package whose code they lie in."""
+    if not rows:
+        return
+    by_library: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_library[family(row["class"])].append(row)
+    print()
+    print("| library | half | programs | with breaks | breaks before | after | with the setting | what holds what is left |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    for library, programs in sorted(by_library.items(), key=lambda item: (half(item[1][0]["class"]), item[0])):
+        measured = [row for row in programs if row["status"] == "measured"]
+        breaking = [row for row in measured if row["before"]["graph_breaks"] or row["before"]["skipped_frames"]]
+        before = sum(row["before"]["graph_breaks"] for row in breaking)
+        after = sum((row.get("after") or row["before"])["graph_breaks"] for row in breaking)
+        with_setting = sum((row.get("capture") or row.get("after") or row["before"])["graph_breaks"] for row in breaking)
+        left: Counter = Counter()
+        for row in breaking:
+            sites = row.get("sites_after") if row.get("after") is not None else row.get("sites_before")
+            for site in sites or []:
+                left[f"{site.get('pattern') or pattern(site)} ({_package(site['file'])})"] += site.get("breaks", 1)
+        failing = sum(1 for row in measured if (row.get("after") or row["before"]).get("compile_error"))
+        holds = "; ".join(f"{name}: {count}" for name, count in left.most_common(3)) or ("compiles whole" if not failing else "")
+        if failing:
+            holds = f"{failing} compiled run(s) fail; {holds}".rstrip("; ")
+        print(f"| {library} | {half(programs[0]['class'])} | {len(programs)} | {len(breaking)} | {before} | {after} | "
+              f"{with_setting} | {holds} |")  # fmt: skip
+
+
+def _package(file: str) -> str:
+    """The package whose code a site lies in (the top directory under site-packages, or under the
+    copy fix --entry rewrote), or the program itself."""
+    path = file.replace(os.sep, "/")
+    if path.endswith("benchmarks/reach_programs.py"):
+        return "the program"
+    found = re.search(r"/(?:site-packages|site)/([^/]+)/", path)
+    return found.group(1) if found else os.path.basename(path)
 
 
 def _capture_cell(capture: dict | None) -> str:

@@ -245,3 +245,23 @@ def test_the_survey_comparison_counts_what_breaks_on_the_surveys_own_transformer
     assert "reproduced: 2 of 4 (50%): 1 break here too, 1 break on the survey's own transformers here (changed since: B)" in shown
     assert "not reproduced on the survey's transformers either: C" in shown
     assert "not measured on the survey's transformers: D" in shown
+
+
+def test_the_report_has_a_row_per_library_with_what_holds_what_is_left(capsys):
+    def site(file: str, gb: str, reason: str, breaks: int) -> dict:
+        return {"file": file, "line": 1, "gb": gb, "reason": reason, "type": "graph break", "breaks": breaks}
+
+    solver = "/tmp/reach-x/site/torchdiffeq/_impl/solvers.py"
+    rows = [
+        {"class": "torchcde:cubic", "status": "measured", "before": {"graph_breaks": 10, "graphs": 11, "skipped_frames": 0},
+         "after": {"graph_breaks": 4, "graphs": 5}, "capture": {"graph_breaks": 3, "settings": ["capture_scalar_outputs"]},
+         "sites_after": [site(solver, "GB0170", "Data-dependent branching", 3),
+                         site("/tmp/reach-x/site/torchcde/spline.py", "GB0099", "Skip inlining", 1)]},
+        {"class": "torchcde:linear", "status": "measured", "before": {"graph_breaks": 0, "graphs": 1, "skipped_frames": 0}},
+        {"class": "kornia:canny", "status": "measured", "before": {"graph_breaks": 0, "graphs": 1, "skipped_frames": 0}},
+    ]  # fmt: skip
+    reach._libraries(rows)
+    lines = {line.split(" | ")[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")}
+    assert lines["| torchcde"].startswith("| torchcde | held-out | 2 | 1 | 10 | 4 | 3 | data-dependent branch (other) (torchdiffeq): 3; ")
+    assert "call of a function run eagerly (torch.compiler.disable) (torchcde): 1" in lines["| torchcde"]
+    assert lines["| kornia"] == "| kornia | tuning | 1 | 0 | 0 | 0 | 0 | compiles whole |"
