@@ -141,3 +141,16 @@ def test_with_unsafe_fixes_a_capture_setting_that_traces_the_helper_whole_wins(t
     assert "compiler.disable" not in text and "torch._dynamo.config.capture_scalar_outputs = True" in text
     after = json.loads(invoke("explain", str(entry), *EAGER, "--format", "json").stdout)
     assert (after["graph_breaks"], after["graphs"]) == (0, 1)
+
+
+def test_a_call_of_a_disabled_function_met_while_inlining_is_explained_as_the_direct_call_is():
+    # torch 2.14 logs most calls of a disabled function as GB0099 ("Skip inlining"), 2.13 as GB0098:
+    # both are the price of running the function eagerly, not a hint to drop the decorator blindly.
+    from graphweld.runs.entry import BreakSite
+    from graphweld.runs.explanation import _explain
+    from graphweld.settings import Settings
+
+    for gb in ("GB0098", "GB0099"):
+        site = BreakSite("helpers.py", 3, gb, "Skip inlining `torch.compiler.disable()`d function", "Remove the `torch.compiler.disable` call", False)
+        explained = _explain(site, None, Settings(), ())
+        assert explained.action.startswith("not fixed: the function is disabled for Dynamo") and "its call is one break" in explained.action

@@ -18,8 +18,10 @@ from graphweld.runs.verify import compare_calls
 from graphweld.source import SourceError, read_source
 
 
-# Dynamo's "Skip calling `torch.compiler.disable()`d function".
-DISABLED_CALL = "GB0098"
+# Dynamo's "Skip calling `torch.compiler.disable()`d function" and, where it met the call while
+# inlining (a method, a function called from a traced one: most calls on torch 2.14), "Skip
+# inlining `torch.compiler.disable()`d function".
+DISABLED_CALLS = frozenset({"GB0098", "GB0099"})
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,7 @@ def _explain(site: BreakSite, proposals, settings: Settings, dropped: Sequence[t
         for report in sorted(proposals.reports, key=lambda report: RULES_BY_ID[report.rule].generic_reports):
             if report.location.line == site.line:
                 return ExplainedSite(site, report.rule, f"not fixed: {report.message.split(': ')[-1]}")
-    if site.gb == DISABLED_CALL:
+    if site.gb in DISABLED_CALLS:
         # Dynamo's hint is to remove the decorator; say what it costs and buys (eager-helper puts
         # it where tracing broke several times inside the function).
         return ExplainedSite(
