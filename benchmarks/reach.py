@@ -507,11 +507,9 @@ def report(rows: list[dict], survey: Path | None, older: list[dict] = ()) -> Non
 def _summary(label: str, rows: list[dict]) -> None:
     """Coverage and breaks before and after, for `rows`."""
     measured = [row for row in rows if row["status"] == "measured"]
-    breaking = [row for row in measured if row["before"]["graph_breaks"] or row["before"]["skipped_frames"]]
+    breaking, before, after, with_setting = _breaks(measured)
     not_built = [row for row in rows if row["status"] != "measured"]
     print(f"{label}:")
-    before = sum(row["before"]["graph_breaks"] for row in breaking)
-    after = sum((row.get("after") or row["before"])["graph_breaks"] for row in breaking)
     whole = sum(1 for row in breaking if (row.get("after") or {}).get("graph_breaks") == 0)
     shrunk = sum(1 for row in measured if row.get("shrunk"))
     print(f"{len(rows)} tried, {len(measured)} measured ({shrunk} with widths cut to the parameter budget), "
@@ -531,13 +529,21 @@ def _summary(label: str, rows: list[dict]) -> None:
             fixed_after = sum(row["after"]["graph_breaks"] for row in fixed)
             print(f"on the {len(fixed)} of them fix --entry has run on: {fixed_before} -> {fixed_after} "
                   f"({100 * (fixed_before - fixed_after) / max(fixed_before, 1):.0f}% removed)")  # fmt: skip
-        # The capture setting fix --entry offers, measured on top of the rewrites (global to the
-        # process, so offered next to the program's torch.compile, never written into the package).
-        with_setting = sum((row.get("capture") or row.get("after") or row["before"])["graph_breaks"] for row in breaking)
         offered = sum(1 for row in breaking if row.get("capture"))
         print(f"with the capture setting fix --entry offers ({offered} models): {before} -> {with_setting} "
               f"({100 * (before - with_setting) / before:.0f}% removed)")  # fmt: skip
     print()
+
+
+def _breaks(measured: list[dict]) -> tuple[list[dict], int, int, int]:
+    """The measured rows with breaks, and their breaks before, after the rewrites, and with the
+    capture setting fix --entry offers on top (global to the process, so offered next to the
+    program's torch.compile, never written into the package)."""
+    breaking = [row for row in measured if row["before"]["graph_breaks"] or row["before"]["skipped_frames"]]
+    before = sum(row["before"]["graph_breaks"] for row in breaking)
+    after = sum((row.get("after") or row["before"])["graph_breaks"] for row in breaking)
+    with_setting = sum((row.get("capture") or row.get("after") or row["before"])["graph_breaks"] for row in breaking)
+    return breaking, before, after, with_setting
 
 
 def _tables(rows: list[dict], survey: Path | None, older: list[dict] = ()) -> None:  # type: ignore[assignment]
@@ -589,10 +595,7 @@ def _libraries(rows: list[dict]) -> None:
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
     for library, programs in sorted(by_library.items(), key=lambda item: (half(item[1][0]["class"]), item[0])):
         measured = [row for row in programs if row["status"] == "measured"]
-        breaking = [row for row in measured if row["before"]["graph_breaks"] or row["before"]["skipped_frames"]]
-        before = sum(row["before"]["graph_breaks"] for row in breaking)
-        after = sum((row.get("after") or row["before"])["graph_breaks"] for row in breaking)
-        with_setting = sum((row.get("capture") or row.get("after") or row["before"])["graph_breaks"] for row in breaking)
+        breaking, before, after, with_setting = _breaks(measured)
         left: Counter = Counter()
         for row in breaking:
             sites = row.get("sites_after") if row.get("after") is not None else row.get("sites_before")
