@@ -598,15 +598,18 @@ def _libraries(rows: list[dict]) -> None:
         breaking, before, after, with_setting = _breaks(measured)
         left: Counter = Counter()
         for row in breaking:
-            sites = row.get("sites_after") if row.get("after") is not None else row.get("sites_before")
-            for site in sites or []:
+            for site in _sites_left(row):
                 left[f"{site.get('pattern') or pattern(site)} ({_package(site['file'])})"] += site.get("breaks", 1)
         failing = sum(1 for row in measured if (row.get("after") or row["before"]).get("compile_error"))
-        holds = "; ".join(f"{name}: {count}" for name, count in left.most_common(3)) or ("compiles whole" if not failing else "")
-        if failing:
-            holds = f"{failing} compiled run(s) fail; {holds}".rstrip("; ")
+        said = [f"{failing} compiled run(s) fail"] if failing else []
+        holds = "; ".join(said + [f"{name}: {count}" for name, count in left.most_common(3)]) or "compiles whole"
         print(f"| {library} | {half(programs[0]['class'])} | {len(programs)} | {len(breaking)} | {before} | {after} | "
               f"{with_setting} | {holds} |")  # fmt: skip
+
+
+def _sites_left(row: dict) -> list[dict]:
+    """The break sites a row has after its fix, or, not fixed yet (a census row), before it."""
+    return (row.get("sites_after") if row.get("after") is not None else row.get("sites_before")) or []
 
 
 def _package(file: str) -> str:
@@ -630,8 +633,7 @@ def _by(rows: list[dict], key) -> list:  # type: ignore[no-untyped-def]
     breaks first; a model not fixed yet (a census row) counts its sites as they were."""
     table: dict = defaultdict(lambda: [set(), 0, 0, 0, 0])
     for row in rows:
-        after = row.get("sites_after") if row.get("after") is not None else row.get("sites_before")
-        for sites, index in ((row.get("sites_before") or [], 1), (after or [], 2)):
+        for sites, index in ((row.get("sites_before") or [], 1), (_sites_left(row), 2)):
             for site in sites:
                 name = tuple(site[k] for k in key) if isinstance(key, tuple) else site[key]
                 table[name][index] += 1

@@ -6,7 +6,7 @@ import libcst as cst
 
 from graphweld.analysis.names import dotted_name
 from graphweld.analysis.scopes import fresh_name, mentioned_names
-from graphweld.analysis.tensors import conjuncts, truth_operands
+from graphweld.analysis.tensors import FunctionValues, conjuncts, truth_operands
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -269,7 +269,7 @@ class LayerdropGuard(Rule):
         test, _ = rewrite(node.test, True, frozenset())
         if not guarded:
             self._draw_in_the_test(node, function)
-            self._report_drawn_decision(node, function)
+            self._report_drawn_decision(node, values)
             return
         replacement = node.with_changes(test=test)
         rates = list(dict.fromkeys(guarded))
@@ -281,14 +281,12 @@ class LayerdropGuard(Rule):
         )
         self.propose(node, [replacement], anchor=node, message=message, safety=Safety.SAFE)
 
-
-    def _report_drawn_decision(self, node: cst.If, function: cst.FunctionDef) -> None:
+    def _report_drawn_decision(self, node: cst.If, values: FunctionValues) -> None:
         """Where a run saw Dynamo stop on an `if` that a LayerDrop draw decides (`if not
         skip_the_layer:` after `skip_the_layer = torch.rand([]) < p`), say why it stays a break."""
         context = self.context
         if not context.branches_on_tensor_per_run(node):
             return
-        values = context.function_values(function)
         qualify = context.regions.imports.qualify
 
         def drawn(expression: cst.BaseExpression) -> bool:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from graphweld.runs.command import Command, command_for_script, run_command
-from graphweld.runs.entry import EntryError, RunReport, RunSettings, check_entry_defines, parse_entry
 from graphweld.runs.compare import LeafComparison
+from graphweld.runs.entry import EntryError, RunReport, RunSettings, check_entry_defines, parse_entry
 from graphweld.runs.verify import OUTPUTS_DIFFER, Verdict, compare_calls, judge
 
 
