@@ -4,11 +4,29 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ENTRIES = Path(__file__).parent / "entries"
+
+
+def pytest_configure(config):
+    # Inductor's cache would otherwise stay behind in /tmp after every run (gigabytes for the whole
+    # suite, which filled CI's disk before its second torch was installed). A cache per session,
+    # removed at its end; the runs graphweld starts inherit it. A cache the user names is kept.
+    if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
+        cache = tempfile.mkdtemp(prefix="graphweld-tests-inductor-")
+        config._graphweld_inductor_cache = cache
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
+        os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(cache, "triton"))
+
+
+def pytest_unconfigure(config):
+    cache = getattr(config, "_graphweld_inductor_cache", None)
+    if cache:
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):
