@@ -39,6 +39,14 @@ class EagerHelper(Rule):
     tried on a helper: a rule that keeps the value in the graph, and `nonstrict-helper` for a
     pure helper, come first.
 
+    It also takes a helper that does little besides calling a function that already runs eagerly
+    (disabled for Dynamo: by this rule in an earlier round of `fix --entry`, or by the library),
+    where a run saw Dynamo break at that call (GB0098/GB0099): transformers'
+    `get_vision_attention_seqlens`, kornia's color jitter `apply_transform`, torchmetrics'
+    `_binary_auroc_compute`, the speech encoders' `_mask_hidden_states`. "Little" means no loop or
+    comprehension and no call of an attribute of `self` other than the class's own methods (a
+    submodule, a stored vector field): a solver's step loop or a layer's work stays compiled.
+
     ## Why the graph breaks
     Dynamo cannot know a tensor's values while it builds the graph, so it breaks at each read
     ("Data dependent operator", GB0033; "Dynamic shape operator", GB0036). A break inside an
@@ -48,7 +56,10 @@ class EagerHelper(Rule):
     ("Strategy 3: don't compile the code") move code the compiler cannot help out of the compiled
     region; `torch.compiler.disable` does that for a function: Dynamo calls it eagerly, one break
     at the call. Measured on torch 2.13: those three helpers disabled, the tower breaks 6 times in
-    7 graphs instead of 14 in 16.
+    7 graphs instead of 14 in 16. A break inside an inlined helper is also counted twice: in the
+    caller's frame, which Dynamo splits at the helper's call, and again in the helper's own frame,
+    which it then compiles; so a helper around a disabled call costs two breaks per call where,
+    itself disabled, it costs one (transformers' vision towers, torch 2.13: 7 -> 6).
 
     ## Example
     ```python
@@ -68,7 +79,8 @@ class EagerHelper(Rule):
     ## Safety
     Safe: the helper runs exactly as it runs eagerly, side effects included, and autograd records
     its operations as in eager mode. What changes is performance: its tensor operations are no
-    longer compiled, so the rule fires only where Dynamo breaks inside the helper anyway, and
+    longer compiled, so the rule fires only where Dynamo breaks inside the helper anyway (a helper
+    around an eager call only when it does little else), and
     `fix --entry` keeps the change only when the run has fewer skipped frames, breaks or graphs.
     Under `capture_scalar_outputs` / `capture_dynamic_output_shape_ops` Dynamo may trace such a
     helper whole; disabled, it stays one break. So with `--unsafe-fixes`, where `fix --entry` writes
@@ -85,7 +97,8 @@ class EagerHelper(Rule):
     finds = (
         "a helper called from compiled code that reads its tensors' values into Python or sizes a tensor by them "
         "(`for t, h, w in grid_thw.tolist()`, `torch.repeat_interleave(x, counts)`, `torch.where(diff)[0]`), "
-        "where a run saw Dynamo break inside it, or, without a run, that reads a known tensor's values twice or in a `for` header"
+        "where a run saw Dynamo break inside it, or, without a run, that reads a known tensor's values twice or in a `for` header; "
+        "a helper that does little besides calling a function that already runs eagerly, where a run saw that call break"
     )
     rewrite = "decorate the helper with `@torch.compiler.disable`: Dynamo calls it eagerly, one break at the call"
     default = "safe (the helper runs as it does eagerly); the last rule tried on a helper"
@@ -118,12 +131,25 @@ class EagerHelper(Rule):
         # A call Dynamo cannot trace at all (a `torch.Generator` seeded per call, NumPy's
         # `SeedSequence`), as the run's GB id says: nothing in the helper's line keeps it traced.
         untraceable = [statement for statement in broken if context.untraceable_per_run(statement)]
+        # A call of a function that already runs eagerly (`torch.compiler.disable`: this rule's
+        # own, or the library's) breaks in the helper's frame and again at the helper's call in its
+        # caller's; a helper that does little else is worth running eagerly too: one break.
+        eager_calls = [statement for statement in broken if context.calls_disabled_per_run(statement)]
         if evidence or untraceable:
             anchor, resolves = (evidence or untraceable)[0], [*evidence, *untraceable]
             what, why = "computes from tensor values", f"a run saw Dynamo break inside it (`{context.code(anchor)}`)"
             if not evidence:
                 what = "calls what Dynamo cannot trace"
                 why = f"a run saw Dynamo break or fail inside it on such a call (`{context.code(anchor)}`)"
+        elif eager_calls:
+            if not _little_else(node, info):
+                return
+            anchor, resolves = eager_calls[0], eager_calls
+            what = "calls a function that runs eagerly"
+            why = (
+                f"a run saw Dynamo break at that call (`{context.code(anchor)}`) in its frame and again where it is "
+                "called"
+            )
         else:
             # Without a run, only reads of what the code shows is a tensor (an annotated parameter,
             # a torch result): `.item()` of a NumPy value breaks nothing.
@@ -215,6 +241,25 @@ def _masks(statement: cst.BaseStatement) -> bool:
         ):
             return True
     return False
+
+
+def _little_else(node: cst.FunctionDef, info: FunctionInfo) -> bool:
+    """Whether a helper does little besides its eager calls, so that running it eagerly moves no
+    real work out of the graph: no loop (a solver's step loop, a comprehension) and no call of an
+    attribute of `self` other than the class's own methods (a submodule, a stored model)."""
+    methods = info.cls.methods if info.cls is not None else {}
+    for found in iter_nodes(node.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+        if isinstance(found, (cst.For, cst.While, *COMPREHENSIONS)):
+            return False
+        if (
+            isinstance(found, cst.Call)
+            and isinstance(found.func, cst.Attribute)
+            and isinstance(found.func.value, cst.Name)
+            and found.func.value.value == "self"
+            and found.func.attr.value not in methods
+        ):
+            return False
+    return True
 
 
 def _generator_or_coroutine(node: cst.FunctionDef) -> bool:

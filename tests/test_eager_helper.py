@@ -2,7 +2,9 @@
 thresholds, torch_geometric's self-loop mask, a packed encoder's segment ids, torchsde's and
 monai's generators seeded per call) breaks inside it
 before the rewrite; disabled, Dynamo calls it eagerly: fewer breaks and graphs, the same outputs
-and gradients."""
+and gradients. So does a helper that does little besides calling a disabled function
+(transformers' vision sequence lengths, kornia's color steps, torchmetrics' AUROC, the speech
+encoders' SpecAugment), whose call is otherwise a break in its frame and again in its caller's."""
 
 from __future__ import annotations
 
@@ -40,6 +42,18 @@ def _packed_encoder(module):
     return module.PackedEncoder(4), (torch.randn(6, 4, requires_grad=True), torch.tensor([2, 4]))
 
 
+def _color_jitter(module):
+    torch.manual_seed(0)
+    image = torch.rand(2, 3, 4, 4, requires_grad=True)
+    return module.ColorJitter(), (image, torch.tensor([0.1, 1.2]), torch.tensor([1, 0]))
+
+
+def _scored_auroc(module):
+    torch.manual_seed(0)
+    target = torch.tensor([0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0])
+    return module.scored_auroc, (torch.randn(12), target)
+
+
 def _increments(module):
     torch.manual_seed(0)
     return module.Increments(), (torch.randn(5, 3, requires_grad=True),)
@@ -51,6 +65,9 @@ CASES = [
     ("thresholds_where", _auroc),
     ("self_loops_mask", _graph_conv),
     ("method_counts", _packed_encoder),
+    ("attention_seqlens_calls_eager", _vision_tower),
+    ("color_steps_calls_eager", _color_jitter),
+    ("auroc_calls_eager", _scored_auroc),
 ]
 
 
@@ -81,6 +98,32 @@ def test_a_disabled_helper_breaks_less_with_the_same_outputs_and_gradients(case,
         compiled = torch.compile(after_fn, backend="eager")(*after_args)
         compiled_grads = torch.autograd.grad(compiled.sum(), [a for a in after_args if a.requires_grad])
         torch.testing.assert_close(compiled_grads, eager_grads)
+
+
+def test_spec_augment_run_eagerly_breaks_less_in_training_with_the_same_outputs_and_gradients():
+    # The speech encoders' SpecAugment draws its spans with NumPy: each run is seeded alike.
+    import numpy as np
+
+    case = "spec_augment_calls_eager"
+    before = load_module((GOLDEN / f"{case}.in.py").read_text(), f"{case}_before").SpeechEncoder(4).train()
+    after = load_module((GOLDEN / f"{case}.out.py").read_text(), f"{case}_after").SpeechEncoder(4).train()
+    after.load_state_dict(before.state_dict())
+    torch.manual_seed(0)
+    features = torch.randn(2, 6, 4)
+
+    def step(model):  # type: ignore[no-untyped-def]
+        np.random.seed(0)
+        stats, breaks = _breaks(model, (features,))
+        return stats, breaks, torch.autograd.grad(stats.result.sum(), list(model.parameters()))
+
+    original, breaks_before, _ = step(before)
+    fixed, breaks_after, fixed_grads = step(after)
+    assert breaks_after < breaks_before and fixed.graphs <= original.graphs
+    np.random.seed(0)
+    eager = before(features)
+    torch.testing.assert_close(fixed.result, eager)
+    torch.testing.assert_close(original.result, eager)
+    torch.testing.assert_close(fixed_grads, torch.autograd.grad(eager.sum(), list(before.parameters())))
 
 
 def test_fix_entry_can_try_the_change_alone():
@@ -118,6 +161,27 @@ def test_fix_entry_keeps_the_disabled_helper_and_says_what_its_call_costs(tmp_pa
     assert "@torch.compiler.disable\ndef positions(lengths):" in entry.read_text()
     (left,) = data["remaining"]
     assert left["gb"] == "GB0098" and "runs eagerly and its call is one break" in left["action"]
+
+
+@pytest.mark.slow
+def test_fix_entry_runs_a_helper_that_only_wraps_an_eager_call_eagerly_too(tmp_path: Path):
+    # Round 1 disables the helper that sizes a tensor by values; its caller's call of it is then a
+    # break in the caller's frame and again in the forward: round 2 runs the caller eagerly too.
+    import json
+
+    from test_entry import EAGER, invoke
+
+    source = Path(__file__).parent / "entries" / "vision_seqlens_entry.py"
+    entry = tmp_path / source.name
+    entry.write_text(source.read_text())
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--format", "json", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["kept"] == {str(entry): ["eager-helper", "eager-helper"]}
+    assert (data["before"]["graph_breaks"], data["after"]["graph_breaks"]) == (3, 1)
+    assert (data["before"]["graphs"], data["after"]["graphs"]) == (4, 1)
+    text = entry.read_text()
+    assert "@torch.compiler.disable\ndef cu_seqlens(" in text and "@torch.compiler.disable\ndef attention_seqlens(" in text
 
 
 @pytest.mark.slow

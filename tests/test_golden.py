@@ -3,7 +3,8 @@
 A case without .out.py must come out unchanged. A first line `# settings: key=value ...` sets
 unsafe_fixes / assume_compiled / select for the case (select defaults to the case's rule), and
 what a run saw: `site_lines=12,30` (breaks there), `called_lines=13` (breaks in a helper the user's
-code called), `stack_lines=40` (frames on a break's way). An
+code called), `stack_lines=40` (frames on a break's way), `disabled_call_lines=12` (breaks there
+on a call of a function disabled for Dynamo). An
 optional <case>.reports lists the sites that must be reported, not fixed: `LINE RULE: text`.
 Every case is also checked for "output parses" and "a second run changes nothing".
 """
@@ -43,13 +44,14 @@ def settings_for(case: Path, text: str) -> Settings:
 
 
 # Settings-line keys that give the lines a run saw, not settings.
-RUN_LINES = ("site_lines", "called_lines", "stack_lines", "data_dependent_lines", "untraceable_lines")
+RUN_LINES = ("site_lines", "called_lines", "stack_lines", "data_dependent_lines", "untraceable_lines", "disabled_call_lines")
 
 
 def run_lines_for(text: str) -> dict[str, frozenset[int]]:
-    """`site_lines`, `called_lines`, `stack_lines`, `data_dependent_lines` (where the run saw GB0170)
-    and `untraceable_lines` (a call Dynamo cannot trace: GB0007, GB0008, GB0156, GB0363)
-    from the case's settings line (what a run of it saw)."""
+    """`site_lines`, `called_lines`, `stack_lines`, `data_dependent_lines` (where the run saw GB0170),
+    `untraceable_lines` (a call Dynamo cannot trace: GB0007, GB0008, GB0156, GB0363) and
+    `disabled_call_lines` (a call of a disabled function: GB0098, GB0099) from the case's settings
+    line (what a run of it saw)."""
     first = text.splitlines()[0] if text else ""
     match = re.match(r"#\s*settings:\s*(.*)", first)
     found: dict[str, frozenset[int]] = {}

@@ -386,6 +386,7 @@ def propose(
     data_dependent_lines: frozenset[int] = frozenset(),
     stack_lines: frozenset[int] = frozenset(),
     untraceable_lines: frozenset[int] = frozenset(),
+    disabled_call_lines: frozenset[int] = frozenset(),
     module: cst.Module | None = None,
     excluded: Callable[[ChangeKey], bool] | None = None,
     compiled_elsewhere: frozenset[str] = frozenset(),
@@ -398,7 +399,7 @@ def propose(
     called (a helper, rather than the function torch.compile was given).
     `data_dependent_lines`: the sites among them where Dynamo stopped on data-dependent branching;
     `untraceable_lines`: those where it met a call it cannot trace at all (a skipped function, an
-    opaque object).
+    opaque object); `disabled_call_lines`: those where it met a call of a function disabled for it.
     `stack_lines`: lines on the stack of a break the run saw further in (the calls that led to
     it); only rules that fix a break from its callers (`Rule.fixes_from_callers`) read them, and
     in a file with no break of its own only those rules run.
@@ -439,6 +440,7 @@ def propose(
     context = RuleContext(
         module, settings, regions, path, text=text, data_dependent_lines=data_dependent_lines, stack_lines=stack_lines,
         break_lines=site_lines | called_lines, untraceable_lines=untraceable_lines,
+        disabled_call_lines=disabled_call_lines,
     )
     if excluded is not None:
         context.excluded = lambda rule, form, line, column: excluded(ChangeKey(rule, form, line, column))
@@ -578,15 +580,16 @@ def fix_text(
     *,
     stack_lines: frozenset[int] = frozenset(),
     untraceable_lines: frozenset[int] = frozenset(),
+    disabled_call_lines: frozenset[int] = frozenset(),
     allowed: frozenset[ChangeKey] | None = None,
     excluded: frozenset[ChangeKey] = frozenset(),
     compiled_elsewhere: frozenset[str] = frozenset(),
 ) -> FixOutcome:
     """Apply every allowed change, repeating until no rule proposes one.
 
-    `site_lines`, `called_lines`, `data_dependent_lines`, `untraceable_lines`: graph-break lines seen by a run (see
-    `propose`); they are resolved to functions in the first round, which later rounds keep
-    although the lines move. `stack_lines`: the calls on the breaks' stacks (see `propose`); a
+    `site_lines`, `called_lines`, `data_dependent_lines`, `untraceable_lines`, `disabled_call_lines`:
+    graph-break lines seen by a run (see `propose`); they are resolved to functions in the first
+    round, which later rounds keep although the lines move. `stack_lines`: the calls on the breaks' stacks (see `propose`); a
     file with no break of its own keeps them in every round, so that only the rules fixing a
     break from its callers run on it.
     `allowed`: when given, only changes with these keys are applied; `excluded`: changes with
@@ -643,6 +646,7 @@ def fix_text(
                 data_dependent_lines=data_dependent_lines if round_number == 0 else frozenset(),
                 stack_lines=stack_lines if round_number == 0 or passed_through else frozenset(),
                 untraceable_lines=untraceable_lines if round_number == 0 else frozenset(),
+                disabled_call_lines=disabled_call_lines if round_number == 0 else frozenset(),
                 module=module,
                 excluded=ruled_out if (excluded or allowed is not None) else None,
                 compiled_elsewhere=compiled_elsewhere,

@@ -76,6 +76,7 @@ class RuleContext:
         stack_lines: frozenset[int] = frozenset(),
         break_lines: frozenset[int] = frozenset(),
         untraceable_lines: frozenset[int] = frozenset(),
+        disabled_call_lines: frozenset[int] = frozenset(),
     ) -> None:
         self.module = module
         # The file's path as the user gave it (only for names derived from it, never opened).
@@ -90,6 +91,9 @@ class RuleContext:
         # Lines among them where the break was a call Dynamo cannot trace at all (a function it
         # skips, an opaque object such as a `torch.Generator`): Strategy 3's evidence.
         self.untraceable_lines = untraceable_lines
+        # Lines among them where the break was a call of a function disabled for Dynamo
+        # (`torch.compiler.disable`): that call is a break in every frame that traces it.
+        self.disabled_call_lines = disabled_call_lines
         # Lines on the stack of a break a run saw further in: the calls that led to it (read only
         # by rules that fix a break from its callers).
         self.stack_lines = stack_lines
@@ -182,6 +186,11 @@ class RuleContext:
     def untraceable_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw Dynamo break at the statement's first line on a call it cannot trace."""
         return self._starts_on(statement, self.untraceable_lines)
+
+    def calls_disabled_per_run(self, statement: cst.CSTNode) -> bool:
+        """Whether a run saw Dynamo break at the statement's first line on a call of a function
+        disabled for it."""
+        return self._starts_on(statement, self.disabled_call_lines)
 
     def _starts_on(self, statement: cst.CSTNode, lines: frozenset[int]) -> bool:
         if not lines:

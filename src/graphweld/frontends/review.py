@@ -127,6 +127,7 @@ class Review:
                     data_dependent_lines=evidence.data_dependent_lines,
                     stack_lines=evidence.stack_lines,
                     untraceable_lines=evidence.untraceable_lines,
+                    disabled_call_lines=evidence.disabled_call_lines,
                     called_functions=called_functions,
                     compiled_elsewhere=compiled_elsewhere,
                 )

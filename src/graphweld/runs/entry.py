@@ -32,6 +32,10 @@ DATA_DEPENDENT_BRANCHING = "GB0170"
 # `SeedSequence`), an object it cannot put in a graph ("An opaque object was created in the middle
 # of the program": a `torch.Generator`), a method it does not support (`type.__new__`).
 UNTRACEABLE_CALLS = frozenset({"GB0007", "GB0008", "GB0156", "GB0363"})
+# Dynamo's "Skip calling `torch.compiler.disable()`d function" and, where it met the call while
+# inlining (a method, a function called from a traced one: most calls on torch 2.14), "Skip
+# inlining `torch.compiler.disable()`d function".
+DISABLED_CALLS = frozenset({"GB0098", "GB0099"})
 
 
 class EntryError(Exception):
@@ -128,6 +132,8 @@ class FileSites:
     untraceable_lines: frozenset[int] = frozenset()
     # Those where Dynamo skipped the whole frame: the rest of the function was never seen.
     skipped_frame_lines: frozenset[int] = frozenset()
+    # Those where Dynamo broke on a call of a function disabled for it (DISABLED_CALLS).
+    disabled_call_lines: frozenset[int] = frozenset()
 
     @classmethod
     def of(cls, sites: Iterable[BreakSite], stack_lines: Iterable[int] = ()) -> "FileSites":
@@ -139,6 +145,7 @@ class FileSites:
             frozenset(stack_lines),
             frozenset(site.line for site in sites if site.gb in UNTRACEABLE_CALLS or _dynamo_failed(site)),
             frozenset(site.line for site in sites if site.skipped_frame),
+            frozenset(site.line for site in sites if site.gb in DISABLED_CALLS),
         )
 
     def moved(self, seen_in: str, text: str) -> "FileSites":

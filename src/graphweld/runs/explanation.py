@@ -12,16 +12,11 @@ from typing import Callable, Sequence
 from graphweld.codemods import RULES_BY_ID
 from graphweld.engine import Change, Proposals, non_overlapping, propose
 from graphweld.rule import Safety
-from graphweld.runs.entry import BreakSite, EntryError, FileSites, RunReport, is_library_file, stack_lines_by_file
+from graphweld.runs.entry import DISABLED_CALLS, BreakSite, EntryError, FileSites, RunReport, is_library_file, stack_lines_by_file
 from graphweld.settings import Settings
 from graphweld.runs.verify import compare_calls
 from graphweld.source import SourceError, read_source
 
-
-# Dynamo's "Skip calling `torch.compiler.disable()`d function" and, where it met the call while
-# inlining (a method, a function called from a traced one: most calls on torch 2.14), "Skip
-# inlining `torch.compiler.disable()`d function".
-DISABLED_CALLS = frozenset({"GB0098", "GB0099"})
 
 
 @dataclass(frozen=True)
@@ -88,6 +83,7 @@ def explain_sites(
                 data_dependent_lines=file_sites.data_dependent_lines,
                 stack_lines=file_sites.stack_lines,
                 untraceable_lines=file_sites.untraceable_lines,
+                disabled_call_lines=file_sites.disabled_call_lines,
             ), text
         except SourceError:
             proposed[path] = None, None

@@ -466,7 +466,7 @@ class _RoundSearch:
             self._outcomes[key] = fix_text(
                 text, path, self.settings, site_lines=lines.lines, called_lines=lines.called_lines,
                 data_dependent_lines=lines.data_dependent_lines, stack_lines=lines.stack_lines,
-                untraceable_lines=lines.untraceable_lines, allowed=allowed,
+                untraceable_lines=lines.untraceable_lines, disabled_call_lines=lines.disabled_call_lines, allowed=allowed,
                 excluded=excluded,
             )
         return self._outcomes[key]
