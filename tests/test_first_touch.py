@@ -131,11 +131,20 @@ def test_ctrl_c_exits_130_without_a_traceback(project: Path):
     import time
 
     env = {**os.environ, "NO_COLOR": "1"}
+    # The command marks that it runs: Ctrl-C lands while graphweld waits on it, however long the
+    # interpreters took to start on a loaded machine (before graphweld's own code runs, an
+    # interrupt is Python's to report).
+    started = project / "started"
+    command = f"import pathlib, time; pathlib.Path({str(started)!r}).touch(); time.sleep(60)"
     child = subprocess.Popen(
-        [sys.executable, "-m", "graphweld", "fix", "--diff", ".", "--", sys.executable, "-c", "import time; time.sleep(60)"],
+        [sys.executable, "-m", "graphweld", "fix", "--diff", ".", "--", sys.executable, "-c", command],
         cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
-    time.sleep(3)
+    deadline = time.monotonic() + 120
+    while not started.exists() and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.1)
+    assert started.exists(), "the command never started"
+    time.sleep(0.5)
     os.killpg(child.pid, signal.SIGINT)
     _, stderr = child.communicate(timeout=60)
     assert child.returncode == 130
