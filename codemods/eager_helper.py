@@ -118,7 +118,11 @@ class EagerHelper(Rule):
             return
         reads = [(statement, call) for statement in own_statements(node) for call in self._value_calls(statement)]
         broken = [statement for statement in own_statements(node) if context.breaks_per_run(statement)]
-        if not reads and not broken:
+        # A call of a function that already runs eagerly (`torch.compiler.disable`: this rule's
+        # own, or the library's) breaks in the helper's frame and again at the helper's call in its
+        # caller's; a helper that does little else is worth running eagerly too: one break.
+        eager_calls = [statement for statement in own_statements(node) if context.calls_disabled_per_run(statement)]
+        if not reads and not broken and not eager_calls:
             return
         # Who calls it is asked last: the module's references are walked when first asked.
         seen_by_run = info.qualname in regions.called_names
@@ -131,10 +135,6 @@ class EagerHelper(Rule):
         # A call Dynamo cannot trace at all (a `torch.Generator` seeded per call, NumPy's
         # `SeedSequence`), as the run's GB id says: nothing in the helper's line keeps it traced.
         untraceable = [statement for statement in broken if context.untraceable_per_run(statement)]
-        # A call of a function that already runs eagerly (`torch.compiler.disable`: this rule's
-        # own, or the library's) breaks in the helper's frame and again at the helper's call in its
-        # caller's; a helper that does little else is worth running eagerly too: one break.
-        eager_calls = [statement for statement in broken if context.calls_disabled_per_run(statement)]
         if evidence or untraceable:
             anchor, resolves = (evidence or untraceable)[0], [*evidence, *untraceable]
             what, why = "computes from tensor values", f"a run saw Dynamo break inside it (`{context.code(anchor)}`)"

@@ -188,9 +188,15 @@ class RuleContext:
         return self._starts_on(statement, self.untraceable_lines)
 
     def calls_disabled_per_run(self, statement: cst.CSTNode) -> bool:
-        """Whether a run saw Dynamo break at the statement's first line on a call of a function
-        disabled for it."""
-        return self._starts_on(statement, self.disabled_call_lines)
+        """Whether a run saw Dynamo break in the statement on a call of a function disabled for it:
+        on any line of a simple statement (Dynamo names the call's line, inside a statement
+        written over several), on the first line of a compound one (its header)."""
+        if not self.disabled_call_lines:
+            return False
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return self._starts_on(statement, self.disabled_call_lines)
+        span = node_spans(self.module, [statement], self.text).get(id(statement))
+        return span is not None and any(span.start_line <= line <= span.end_line for line in self.disabled_call_lines)
 
     def _starts_on(self, statement: cst.CSTNode, lines: frozenset[int]) -> bool:
         if not lines:
