@@ -44,8 +44,9 @@ class EagerHelper(Rule):
     where a run saw Dynamo break at that call (GB0098/GB0099): transformers'
     `get_vision_attention_seqlens`, kornia's color jitter `apply_transform`, torchmetrics'
     `_binary_auroc_compute`, the speech encoders' `_mask_hidden_states`. "Little" means no loop or
-    comprehension and no call of an attribute of `self` other than the class's own methods (a
-    submodule, a stored vector field): a solver's step loop or a layer's work stays compiled.
+    comprehension, no call of an attribute of `self` that is not one of the class's methods (a
+    submodule, a stored vector field), and no call of its own methods besides the eager call (a
+    metric's `update`): a solver's step loop or a layer's work stays compiled.
 
     ## Why the graph breaks
     Dynamo cannot know a tensor's values while it builds the graph, so it breaks at each read
@@ -142,7 +143,7 @@ class EagerHelper(Rule):
                 what = "calls what Dynamo cannot trace"
                 why = f"a run saw Dynamo break or fail inside it on such a call (`{context.code(anchor)}`)"
         elif eager_calls:
-            if not _little_else(node, info):
+            if not _little_else(node, info, eager_calls):
                 return
             anchor, resolves = eager_calls[0], eager_calls
             what = "calls a function that runs eagerly"
@@ -243,22 +244,26 @@ def _masks(statement: cst.BaseStatement) -> bool:
     return False
 
 
-def _little_else(node: cst.FunctionDef, info: FunctionInfo) -> bool:
+def _little_else(node: cst.FunctionDef, info: FunctionInfo, eager_calls: list[cst.BaseStatement]) -> bool:
     """Whether a helper does little besides its eager calls, so that running it eagerly moves no
-    real work out of the graph: no loop (a solver's step loop, a comprehension) and no call of an
-    attribute of `self` other than the class's own methods (a submodule, a stored model)."""
+    real work out of the graph: no loop (a solver's step loop, a comprehension), no call of an
+    attribute of `self` that is not one of the class's methods (a submodule, a stored model), and
+    no call of its own methods outside the eager calls' statements (a metric's `update`, a
+    layer's work: torchmetrics' `Metric._forward_reduce_state_update` calls both)."""
     methods = info.cls.methods if info.cls is not None else {}
-    for found in iter_nodes(node.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
-        if isinstance(found, (cst.For, cst.While, *COMPREHENSIONS)):
-            return False
-        if (
-            isinstance(found, cst.Call)
-            and isinstance(found.func, cst.Attribute)
-            and isinstance(found.func.value, cst.Name)
-            and found.func.value.value == "self"
-            and found.func.attr.value not in methods
-        ):
-            return False
+    eager = {id(statement) for statement in eager_calls}
+    for statement in own_statements(node):
+        for found in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES))):
+            if isinstance(found, (cst.For, cst.While, *COMPREHENSIONS)):
+                return False
+            if (
+                isinstance(found, cst.Call)
+                and isinstance(found.func, cst.Attribute)
+                and isinstance(found.func.value, cst.Name)
+                and found.func.value.value == "self"
+                and (found.func.attr.value not in methods or id(statement) not in eager)
+            ):
+                return False
     return True
 
 
