@@ -122,7 +122,11 @@ class EagerHelper(Rule):
         # A call of a function that already runs eagerly (`torch.compiler.disable`: this rule's
         # own, or the library's) breaks in the helper's frame and again at the helper's call in its
         # caller's; a helper that does little else is worth running eagerly too: one break.
-        eager_calls = [statement for statement in own_statements(node) if context.calls_disabled_per_run(statement)]
+        eager_calls = (
+            [statement for statement in own_statements(node) if context.calls_disabled_per_run(statement)]
+            if context.disabled_call_lines
+            else []
+        )
         if not reads and not broken and not eager_calls:
             return
         # Who calls it is asked last: the module's references are walked when first asked.
