@@ -117,13 +117,14 @@ class EagerHelper(Rule):
         torch_name = context.torch_name()
         if torch_name is None:
             return
-        reads = [(statement, call) for statement in own_statements(node) for call in self._value_calls(statement)]
-        broken = [statement for statement in own_statements(node) if context.breaks_per_run(statement)]
+        statements = own_statements(node)
+        reads = [(statement, call) for statement in statements for call in self._value_calls(statement)]
+        broken = [statement for statement in statements if context.breaks_per_run(statement)]
         # A call of a function that already runs eagerly (`torch.compiler.disable`: this rule's
         # own, or the library's) breaks in the helper's frame and again at the helper's call in its
         # caller's; a helper that does little else is worth running eagerly too: one break.
         eager_calls = (
-            [statement for statement in own_statements(node) if context.calls_disabled_per_run(statement)]
+            [statement for statement in statements if context.calls_disabled_per_run(statement)]
             if context.disabled_call_lines
             else []
         )
@@ -147,7 +148,7 @@ class EagerHelper(Rule):
                 what = "calls what Dynamo cannot trace"
                 why = f"a run saw Dynamo break or fail inside it on such a call (`{context.code(anchor)}`)"
         elif eager_calls:
-            if not _little_else(node, info, eager_calls):
+            if not _little_else(statements, info, eager_calls):
                 return
             anchor, resolves = eager_calls[0], eager_calls
             what = "calls a function that runs eagerly"
@@ -248,7 +249,7 @@ def _masks(statement: cst.BaseStatement) -> bool:
     return False
 
 
-def _little_else(node: cst.FunctionDef, info: FunctionInfo, eager_calls: list[cst.BaseStatement]) -> bool:
+def _little_else(statements: list[cst.BaseStatement], info: FunctionInfo, eager_calls: list[cst.BaseStatement]) -> bool:
     """Whether a helper does little besides its eager calls, so that running it eagerly moves no
     real work out of the graph: no loop (a solver's step loop, a comprehension), no call of an
     attribute of `self` that is not one of the class's methods (a submodule, a stored model), and
@@ -256,7 +257,7 @@ def _little_else(node: cst.FunctionDef, info: FunctionInfo, eager_calls: list[cs
     layer's work: torchmetrics' `Metric._forward_reduce_state_update` calls both)."""
     methods = info.cls.methods if info.cls is not None else {}
     eager = {id(statement) for statement in eager_calls}
-    for statement in own_statements(node):
+    for statement in statements:
         for found in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES))):
             if isinstance(found, (cst.For, cst.While, *COMPREHENSIONS)):
                 return False

@@ -589,9 +589,9 @@ def fix_text(
 
     `site_lines`, `called_lines`, `data_dependent_lines`, `untraceable_lines`, `disabled_call_lines`:
     graph-break lines seen by a run (see `propose`); they are resolved to functions in the first
-    round, which later rounds keep although the lines move. `stack_lines`: the calls on the breaks' stacks (see `propose`); a
-    file with no break of its own keeps them in every round, so that only the rules fixing a
-    break from its callers run on it.
+    round, which later rounds keep although the lines move. `stack_lines`: the calls on the
+    breaks' stacks (see `propose`); a file with no break of its own keeps them in every round, so
+    that only the rules fixing a break from its callers run on it.
     `allowed`: when given, only changes with these keys are applied; `excluded`: changes with
     these keys are never proposed (a rule with several forms proposes its next one). Keys are
     located in `text`, whichever round proposes the change. `compiled_elsewhere`: the functions

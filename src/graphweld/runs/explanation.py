@@ -18,7 +18,6 @@ from graphweld.runs.verify import compare_calls
 from graphweld.source import SourceError, read_source
 
 
-
 @dataclass(frozen=True)
 class ExplainedSite:
     site: BreakSite
