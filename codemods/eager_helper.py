@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from graphweld.analysis.breakers import TENSOR_VALUE_READS
 from graphweld.analysis.regions import FunctionInfo
 from graphweld.analysis.scopes import SCOPE_NODES, calls_where_written, own_statements
-from graphweld.rule import Rule, Safety
+from graphweld.rule import Rule, RuleContext, Safety
 from graphweld.walk import iter_nodes
+
+# Without a run, a helper is taken only for `.item()`, `.tolist()` or `.numpy()` of a tensor: a
+# module whose text has none of them is not walked (the scan of a whole package).
+_VALUE_READ_TEXT = re.compile(r"\.\s*(?:item|tolist|numpy)\s*\(\s*\)")
 
 # Operators whose result's shape depends on tensor values (Dynamo's "Dynamic shape operator",
 # GB0036) unless a capture setting is on.
@@ -108,7 +114,17 @@ class EagerHelper(Rule):
     needs_breaker_call = False
     node_types = (cst.FunctionDef,)
 
+    def __init__(self, context: RuleContext) -> None:
+        super().__init__(context)
+        self._may_apply = (
+            bool(context.break_lines or context.disabled_call_lines)
+            or context.text is None
+            or _VALUE_READ_TEXT.search(context.text) is not None
+        )
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if not self._may_apply:
+            return
         context = self.context
         regions = context.regions
         info = regions.function_info(node)

@@ -84,8 +84,6 @@ class EqualityShortcut(Rule):
         context = self.context
         if not self._tests or id(node) in context.elif_nodes or not self._in_region(node):
             return
-        if _guards_a_check(node):
-            return
         guarded = _guarded(node.test, context.regions.imports)
         truth = truth_operands(node.test)
         tests = [
@@ -93,7 +91,8 @@ class EqualityShortcut(Rule):
             # A boolean tensor becomes False only where just its truth is read (not `.float()` of it).
             if id(test) in truth or self._is_test(test, in_condition=False)
         ]
-        if not tests:
+        # The branches are walked last, and only behind a test (most `if`s compare nothing).
+        if not tests or _guards_a_check(node):
             return
         torch_name = context.torch_name()
         if torch_name is None:

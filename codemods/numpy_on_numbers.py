@@ -7,7 +7,7 @@ import libcst as cst
 from graphweld.analysis.names import ImportTable, attribute_of, written_attributes
 from graphweld.analysis.scopes import bound_names, mentioned_names, own_statements
 from graphweld.analysis.tensors import FunctionValues
-from graphweld.rule import Rule, Safety
+from graphweld.rule import Rule, RuleContext, Safety
 from graphweld.walk import iter_nodes
 
 # NumPy functions with a Python equivalent that gives the same number for Python numbers (or a
@@ -118,9 +118,19 @@ class NumpyOnNumbers(Rule):
     needs_breaker_call = False
     node_types = (cst.FunctionDef, cst.ClassDef)
 
+    def __init__(self, context: RuleContext) -> None:
+        super().__init__(context)
+        # Every form is a NumPy call or `.tolist()`, or (a flag stored as annotated) needs a run's
+        # word: a module with neither is not walked (the scan of a whole package).
+        text = context.text
+        self._may_apply = (
+            text is None or "numpy" in text or "tolist" in text
+            or bool(context.break_lines or context.data_dependent_lines)
+        )
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         context = self.context
-        if context.current_function is not node or not context.in_compiled_region:
+        if not self._may_apply or context.current_function is not node or not context.in_compiled_region:
             return
         imports = context.regions.imports
         math_name = imports.local_name("math")
@@ -166,6 +176,8 @@ class NumpyOnNumbers(Rule):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         """The construction forms: what `__init__` stores on the module, read by its other methods."""
+        if not self._may_apply:
+            return
         context = self.context
         methods = [s for s in node.body.body if isinstance(s, cst.FunctionDef)] if isinstance(node.body, cst.IndentedBlock) else []
         init = next((m for m in methods if m.name.value == "__init__"), None)
