@@ -22,18 +22,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ENTRIES = ROOT / "tests" / "entries"
 
-# (name, entry file, what it exercises): the bundled example, and one program per rule that has a
-# CUDA form. Entries that need a library (CuPy) are skipped where it is missing.
+# (name, entry file, what it exercises, options of `fix --entry`): the bundled example, and one
+# program per rule that has a CUDA form or landed since the check last ran on a GPU. Entries that
+# need a library (CuPy, JAX) are skipped where it is missing.
+TRAIN_UNSAFE = ("--train", "--unsafe-fixes")
 CASES = [
-    ("example", ROOT / "examples" / "broken_model.py", "hoist-with, unroll-loop, isolate-io, hoist-try"),
-    ("dlpack seed 000", ENTRIES / "seed_dlpack.py", "dlpack-custom-op (to_dlpack)"),
-    ("dlpack cupy", ENTRIES / "cupy_dlpack_entry.py", "dlpack-custom-op (CuPy protocol)"),
-    ("cuda events", ENTRIES / "cuda_events_entry.py", "profiling-guard (events; compile fails)"),
-    ("nvtx", ENTRIES / "nvtx_entry.py", "profiling-guard (NVTX)"),
-    ("wall clock", ENTRIES / "perf_counter_entry.py", "profiling-guard (perf_counter) + isolate-io"),
-    ("allocator log", ENTRIES / "memory_log_entry.py", "isolate-io (allocator statistics)"),
+    ("example", ROOT / "examples" / "broken_model.py", "hoist-with, unroll-loop, isolate-io, hoist-try", ()),
+    ("dlpack seed 000", ENTRIES / "seed_dlpack.py", "dlpack-custom-op (to_dlpack)", ()),
+    ("dlpack cupy", ENTRIES / "cupy_dlpack_entry.py", "dlpack-custom-op (CuPy protocol)", ()),
+    ("dlpack jax", ENTRIES / "jax_dlpack_entry.py", "dlpack-custom-op (JAX; compile fails)", ()),
+    ("cuda events", ENTRIES / "cuda_events_entry.py", "profiling-guard (events; compile fails)", ()),
+    ("nvtx", ENTRIES / "nvtx_entry.py", "profiling-guard (NVTX)", ()),
+    ("wall clock", ENTRIES / "perf_counter_entry.py", "profiling-guard (perf_counter) + isolate-io", ()),
+    ("allocator log", ENTRIES / "memory_log_entry.py", "isolate-io (allocator statistics)", ()),
+    ("equality shortcut", ENTRIES / "equality_shortcut_entry.py", "equality-shortcut (training)", TRAIN_UNSAFE),
+    ("layerdrop", ENTRIES / "inline_layerdrop_entry.py", "layerdrop-guard, isolate-io (training)", TRAIN_UNSAFE),
+    ("vision seqlens", ENTRIES / "vision_seqlens_entry.py", "eager-helper (around a disabled call)", ("--unsafe-fixes",)),
+    ("requires grad", ENTRIES / "requires_grad_entry.py", "requires-grad-eager (training)", TRAIN_UNSAFE),
 ]
-NEEDS = {"cupy_dlpack_entry.py": "cupy"}
+NEEDS = {"cupy_dlpack_entry.py": "cupy", "jax_dlpack_entry.py": "jax"}
 
 
 def _run(command: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = None) -> tuple[int, str, str]:
@@ -55,17 +62,19 @@ def _timing(entry: Path, device: str, timeout: float) -> dict[str, object]:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def run_case(name: str, source: Path, what: str, work: Path, device: str, timeout: float) -> dict[str, object]:
+def run_case(name: str, source: Path, what: str, options: tuple[str, ...], work: Path, device: str,
+             timeout: float) -> dict[str, object]:
     """Copy the entry (and the entries beside it it may import) to its own folder, time it, fix it
     with `graphweld fix --entry`, time the result."""
     started = time.monotonic()
     folder = work / name.replace(" ", "_")
     shutil.copytree(source.parent, folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     entry = folder / source.name
-    result: dict[str, object] = {"case": name, "rules": what}
+    result: dict[str, object] = {"case": name, "rules": what, "options": " ".join(options)}
     result["before"] = _timing(entry, device, timeout)
     code, out, err = _run(
-        [sys.executable, "-m", "graphweld", "fix", "--entry", str(entry), "--device", device, str(entry), "--format", "json"],
+        [sys.executable, "-m", "graphweld", "fix", "--entry", str(entry), "--device", device, *options, str(entry),
+         "--format", "json"],
         folder, timeout,
     )
     result["fix_exit"] = code
@@ -75,6 +84,9 @@ def run_case(name: str, source: Path, what: str, work: Path, device: str, timeou
     if out.strip().startswith("{"):
         data = json.loads(out)
         result["kept"] = sorted({rule for rules in data["kept"].values() for rule in rules})
+        # A capture setting written where the entry compiles may stand in for the rewrites.
+        setting = data.get("capture_setting_fix") or {}
+        result["kept"] += [f"setting {name}" for name in setting.get("settings", [])]
         result["picture"] = {key: (data["before"][key], data["after"][key])
                              for key in ("compile_error", "graphs", "graph_breaks", "skipped_frames", "fullgraph")}
     else:
@@ -110,7 +122,7 @@ def table(results: list[dict[str, object]], pytest_line: str) -> str:
         before, after = result.get("before", {}), result.get("after", {})
         kept = ", ".join(result.get("kept", [])) or result.get("fix_error", "none")
         rows.append(
-            f"| {result['case']} | {kept} | {pair('compile_error')} | {pair('graphs')} | {pair('graph_breaks')} | "
+            f"| {result['case']}{' (`' + str(result['options']) + '`)' if result.get('options') else ''} | {kept} | {pair('compile_error')} | {pair('graphs')} | {pair('graph_breaks')} | "
             f"{pair('skipped_frames')} | {pair('fullgraph')} | {_cell(before, 'cold_s')} -> {_cell(after, 'cold_s')} | "
             f"{_cell(before, 'warm_ms')} -> {_cell(after, 'warm_ms')} |"
         )
@@ -123,6 +135,7 @@ def main() -> int:
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--budget", type=float, default=420.0, help="seconds for the whole check")
     parser.add_argument("--no-pytest", action="store_true")
+    parser.add_argument("--cases", nargs="+", metavar="NAME", help="only these cases (their names in the table)")
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     work = options.out / "cases"
@@ -143,7 +156,9 @@ def main() -> int:
             cwd=ROOT, stdout=pytest_log, stderr=subprocess.STDOUT,
         )
     cases = []
-    for name, source, what in CASES:
+    for name, source, what, fix_options in CASES:
+        if options.cases and name not in options.cases:
+            continue
         needed = NEEDS.get(source.name)
         if needed is not None:
             try:
@@ -151,17 +166,18 @@ def main() -> int:
             except ImportError:
                 print(f"skipped {name}: {needed} is not installed", flush=True)
                 continue
-        cases.append((name, source, what))
+        cases.append((name, source, what, fix_options))
     results: list[dict[str, object]] = []
     with open(options.out / "results.jsonl", "w") as stored, concurrent.futures.ThreadPoolExecutor(len(cases) or 1) as pool:
-        futures = {pool.submit(run_case, name, source, what, work, options.device, deadline / 2): name for name, source, what in cases}
+        futures = {pool.submit(run_case, name, source, what, fix_options, work, options.device, deadline / 2): name
+                   for name, source, what, fix_options in cases}
         for future in concurrent.futures.as_completed(futures):
             result = future.result()
             stored.write(json.dumps(result) + "\n")
             stored.flush()
             print(f"done: {result['case']} in {result['seconds']} s", flush=True)
             results.append(result)
-    order = [name for name, _, _ in cases]
+    order = [name for name, *_ in cases]
     results.sort(key=lambda result: order.index(str(result["case"])))
     pytest_line = "pytest -m cuda: not run"
     if pytest_process is not None:

@@ -42,7 +42,7 @@ class Attention(nn.Module):
         batch, length, dim = hidden_states.shape
         q, k, v = self.qkv(hidden_states).view(batch, length, 3, self.n_heads, dim // self.n_heads).unbind(2)
         scores = torch.einsum("bqhd,bkhd->bhqk", q, k)
-        position_bias = torch.zeros((1, self.n_heads, length, length), dtype=scores.dtype)
+        position_bias = torch.zeros((1, self.n_heads, length, length), dtype=scores.dtype, device=scores.device)
         if self.gradient_checkpointing and self.training:
             position_bias.requires_grad_(True)
         weights = (scores + position_bias).softmax(-1)

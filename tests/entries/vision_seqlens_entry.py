@@ -23,7 +23,7 @@ class PackedVision(nn.Module):
 
     def forward(self, patches, grid_thw):
         cu, longest = attention_seqlens(grid_thw)
-        segment = torch.searchsorted(cu[1:], torch.arange(patches.shape[0], dtype=cu.dtype), right=True)
+        segment = torch.searchsorted(cu[1:], torch.arange(patches.shape[0], dtype=cu.dtype, device=cu.device), right=True)
         scores = (self.proj(patches) @ patches.T).masked_fill(segment[:, None] != segment[None, :], float("-inf"))
         return scores.softmax(dim=-1) @ patches + longest
 
