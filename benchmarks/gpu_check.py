@@ -4,7 +4,7 @@ cuda`, and for the bundled example and one program per rule with a CUDA form, `g
 first call, compile included; warm: the median forward). Everything runs in parallel; one table
 is printed and every result is stored under --out as it finishes (`results.jsonl`).
 
-    python benchmarks/gpu_check.py --out DIR [--device cuda] [--budget 420]
+    python benchmarks/gpu_check.py --out DIR [--device cuda] [--budget 480] [--cases NAME ...]
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--device", default="cuda")
-    parser.add_argument("--budget", type=float, default=420.0, help="seconds for the whole check")
+    parser.add_argument("--budget", type=float, default=480.0, help="seconds for the whole check")
     parser.add_argument("--no-pytest", action="store_true")
     parser.add_argument("--cases", nargs="+", metavar="NAME", help="only these cases (their names in the table)")
     options = parser.parse_args()
