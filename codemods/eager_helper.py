@@ -54,6 +54,14 @@ class EagerHelper(Rule):
     submodule, a stored vector field), and no call of its own methods besides the eager call (a
     metric's `update`): a solver's step loop or a layer's work stays compiled.
 
+    And it takes a helper where a run saw Dynamo stop on data-dependent branching (GB0170) at an
+    `if` whose sides pick Python objects or return early, which `branch-to-cond` and
+    `branch-to-where` cannot express, when the helper runs no model of its own (no `while` loop,
+    no call of one of its parameters or of a submodule): torchdiffeq's `_check_inputs`, which
+    negates the times and wraps the vector field when they decrease, and linear_operator's
+    `_psd_safe_cholesky`, which returns the factor unless its status says the factorization
+    failed. A solver step that calls the vector field it is given is left alone.
+
     ## Why the graph breaks
     Dynamo cannot know a tensor's values while it builds the graph, so it breaks at each read
     ("Data dependent operator", GB0033; "Dynamic shape operator", GB0036). A break inside an
@@ -105,7 +113,9 @@ class EagerHelper(Rule):
         "a helper called from compiled code that reads its tensors' values into Python or sizes a tensor by them "
         "(`for t, h, w in grid_thw.tolist()`, `torch.repeat_interleave(x, counts)`, `torch.where(diff)[0]`), "
         "where a run saw Dynamo break inside it, or, without a run, that reads a known tensor's values twice or in a `for` header; "
-        "a helper that does little besides calling a function that already runs eagerly, where a run saw that call break"
+        "a helper that does little besides calling a function that already runs eagerly, where a run saw that call break; "
+        "a setup or fallback helper whose `if` on tensor values picks Python objects (torchdiffeq's reversed times, "
+        "linear_operator's Cholesky fallback), where a run saw Dynamo stop there"
     )
     rewrite = "decorate the helper with `@torch.compiler.disable`: Dynamo calls it eagerly, one break at the call"
     default = "safe (the helper runs as it does eagerly); the last rule tried on a helper"
@@ -157,12 +167,22 @@ class EagerHelper(Rule):
         # A call Dynamo cannot trace at all (a `torch.Generator` seeded per call, NumPy's
         # `SeedSequence`), as the run's GB id says: nothing in the helper's line keeps it traced.
         untraceable = [statement for statement in broken if context.untraceable_per_run(statement)]
+        # An `if` on tensor values that branch-to-cond and branch-to-where cannot take (its sides
+        # pick Python objects: a wrapped function, options, an early return), in a helper that
+        # runs no model of its own: a setup or fallback step, eager at one break a call.
+        branching = [statement for statement in broken if isinstance(statement, cst.If) and context.branches_on_tensor_per_run(statement)]
         if evidence or untraceable:
             anchor, resolves = (evidence or untraceable)[0], [*evidence, *untraceable]
             what, why = "computes from tensor values", f"a run saw Dynamo break inside it (`{context.code(anchor)}`)"
             if not evidence:
                 what = "calls what Dynamo cannot trace"
                 why = f"a run saw Dynamo break or fail inside it on such a call (`{context.code(anchor)}`)"
+        elif branching:
+            if not _runs_no_model(statements, node, info):
+                return
+            anchor, resolves = branching[0], branching
+            what = "branches on tensor values"
+            why = f"a run saw Dynamo stop on data-dependent branching inside it (`{context.code(anchor)}`)"
         elif eager_calls:
             if not _little_else(statements, info, eager_calls):
                 return
@@ -283,6 +303,32 @@ def _little_else(statements: list[cst.BaseStatement], info: FunctionInfo, eager_
                 and isinstance(found.func.value, cst.Name)
                 and found.func.value.value == "self"
                 and (found.func.attr.value not in methods or id(statement) not in eager)
+            ):
+                return False
+    return True
+
+
+def _runs_no_model(statements: list[cst.BaseStatement], function: cst.FunctionDef, info: FunctionInfo) -> bool:
+    """Whether running the helper eagerly keeps the model's work in the graph: no `while` (an
+    adaptive solver's step loop), no call of one of its parameters (a model or a vector field
+    passed in) and no call of an attribute of `self` that is not one of the class's methods (a
+    submodule)."""
+    if any(isinstance(statement, cst.While) for statement in statements):
+        return False
+    params = function.params
+    parameters = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    methods = info.cls.methods if info.cls is not None else {}
+    for statement in statements:
+        for found in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES))):
+            if not isinstance(found, cst.Call):
+                continue
+            if isinstance(found.func, cst.Name) and found.func.value in parameters:
+                return False
+            if (
+                isinstance(found.func, cst.Attribute)
+                and isinstance(found.func.value, cst.Name)
+                and found.func.value.value == "self"
+                and found.func.attr.value not in methods
             ):
                 return False
     return True

@@ -4,7 +4,9 @@ monai's generators seeded per call) breaks inside it
 before the rewrite; disabled, Dynamo calls it eagerly: fewer breaks and graphs, the same outputs
 and gradients. So does a helper that does little besides calling a disabled function
 (transformers' vision sequence lengths, kornia's color steps, torchmetrics' AUROC, the speech
-encoders' SpecAugment), whose call is otherwise a break in its frame and again in its caller's."""
+encoders' SpecAugment), whose call is otherwise a break in its frame and again in its caller's,
+and a helper whose data-dependent `if` picks Python objects (torchdiffeq's reversed times,
+linear_operator's Cholesky fallback)."""
 
 from __future__ import annotations
 
@@ -59,6 +61,18 @@ def _increments(module):
     return module.Increments(), (torch.randn(5, 3, requires_grad=True),)
 
 
+def _ode_block(module):
+    torch.manual_seed(0)
+    # Times in decreasing order: the reversed-time branch runs.
+    return module.ODEBlock(3), (torch.randn(3, requires_grad=True), torch.tensor([1.0, 0.6, 0.2]))
+
+
+def _posterior_mean(module):
+    torch.manual_seed(0)
+    train_x, train_y, test_x = torch.randn(6, 2), torch.randn(6), torch.randn(3, 2)
+    return module.gp_posterior_mean, (train_x, train_y, test_x, torch.tensor(1.3, requires_grad=True))
+
+
 CASES = [
     ("vision_position_ids", _vision_tower),
     ("untraceable_generator", _increments),
@@ -98,6 +112,33 @@ def test_a_disabled_helper_breaks_less_with_the_same_outputs_and_gradients(case,
         compiled = torch.compile(after_fn, backend="eager")(*after_args)
         compiled_grads = torch.autograd.grad(compiled.sum(), [a for a in after_args if a.requires_grad])
         torch.testing.assert_close(compiled_grads, eager_grads)
+
+
+# A data-dependent `if` in a nested frame: Dynamo breaks there and splits the frame around it;
+# disabled, the helper's call is the one break, and the graphs around it merge.
+BRANCH_CASES = [("reversed_time_branch", _ode_block), ("cholesky_fallback", _posterior_mean)]
+
+
+@pytest.mark.parametrize(("case", "build"), BRANCH_CASES, ids=[case for case, _ in BRANCH_CASES])
+def test_a_disabled_branching_helper_makes_fewer_graphs_with_the_same_outputs_and_gradients(case, build):
+    before_fn, args = build(load_module((GOLDEN / f"{case}.in.py").read_text(), f"{case}_before"))
+    after_fn, after_args = build(load_module((GOLDEN / f"{case}.out.py").read_text(), f"{case}_after"))
+    if isinstance(before_fn, torch.nn.Module):
+        after_fn.load_state_dict(before_fn.state_dict())
+
+    original, breaks_before = _breaks(before_fn, args)
+    fixed, breaks_after = _breaks(after_fn, after_args)
+    assert breaks_before >= 1
+    assert breaks_after <= breaks_before
+    assert fixed.graphs < original.graphs
+    eager = before_fn(*args)
+    torch.testing.assert_close(fixed.result, eager)
+
+    differentiable = [a for a in args if a.requires_grad]
+    eager_grads = torch.autograd.grad(eager.sum(), differentiable)
+    compiled = torch.compile(after_fn, backend="eager")(*after_args)
+    compiled_grads = torch.autograd.grad(compiled.sum(), [a for a in after_args if a.requires_grad])
+    torch.testing.assert_close(compiled_grads, eager_grads)
 
 
 def test_spec_augment_run_eagerly_breaks_less_in_training_with_the_same_outputs_and_gradients():

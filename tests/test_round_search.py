@@ -50,3 +50,22 @@ def test_a_round_past_its_time_keeps_what_it_verified_and_lists_the_rest(tmp_pat
     not_tried = [item for item in result.dropped if item.why.startswith("not tried: the round ran past its 1 s")]
     assert [item.change.rule for item in not_tried] == ["branch-to-where"] * 4
     assert any("out of time (1 s)" in step for step in steps)
+
+
+def test_a_fix_that_overlapped_a_dropped_one_is_verified(tmp_path: Path):
+    # The helper's warning is guarded by isolate-io (unsafe, at no break the run saw: dropped at
+    # once); eager-helper's decorator on the same helper overlapped it, so it was not in the file's
+    # first rewrite. It is picked from the rewrite without the dropped change, and verifies.
+    source = Path(__file__).parent / "entries" / "cholesky_fallback_entry.py"
+    entry = tmp_path / source.name
+    shutil.copy(source, entry)
+    target = EntryTarget(str(entry), RunSettings(device="cpu", compile_options={"backend": "eager"}))
+    result = fix_verified(target, [str(entry)], Settings(unsafe_fixes=True), progress=lambda step: None)
+    (candidate,) = result.kept.values()
+    assert [(change.rule, change.location.line) for change in candidate.applied] == [("eager-helper", 14)]
+    assert "@torch.compiler.disable\ndef psd_safe_cholesky(" in candidate.fixed
+    assert [(item.change.rule, item.why) for item in result.dropped] == [
+        ("isolate-io", "it buys nothing: unsafe, and no break the run saw is at it")
+    ]
+    assert result.rounds[0].kept == 1
+    assert result.after.graphs < result.before.graphs

@@ -531,7 +531,8 @@ class _RoundSearch:
         """One pick per change each file's full rewrite makes; an unsafe one at no break the run
         saw is dropped at once (it changes behaviour and buys nothing). A safe one there stays: it
         may fix a break a skipped frame hides (the loop behind a `with`), which only shows when
-        both are verified together."""
+        both are verified together. A change that overlapped a dropped one (a helper's decorator
+        around a guarded `warn` in it) is picked from the rewrite without the dropped ones."""
         picks = []
         for path in sorted(self.sites):
             try:
@@ -539,22 +540,39 @@ class _RoundSearch:
             except SourceError as exc:
                 self.result.errors[path] = str(exc)
                 continue
-            # A change made at a call on a break's stack is at that break too.
-            lines = self.sites[path].lines | self.sites[path].stack_lines
-            hidden = self.hidden_by_skipped_frames(path)
-            for change in outcome.applied:
-                exercise = self.exercise(path, change)
-                unseen = not any(change.targets_line(line) for line in lines)
-                hidden_here = any(start < change.location.line <= end for start, end in hidden)
-                if change.safety is Safety.UNSAFE and unseen and not hidden_here:
-                    self.drop(path, [change], "it buys nothing: unsafe, and no break the run saw is at it")
-                elif not exercise.ran and not self.settings.unexercised_fixes:
-                    self.drop(path, [change], f"{exercise.said} (--unexercised-fixes writes it)")
-                else:
-                    if change.safety is Safety.UNSAFE and unseen:
-                        self._unseen_unsafe.add((path, change.key))
-                    picks.append(_Pick(path, (change,)))
+            dropped = self._pick_from(path, outcome.applied, picks)
+            if not dropped:
+                continue
+            try:
+                without = self.build(path, None, dropped)
+            except SourceError:
+                continue
+            first = {change.key for change in outcome.applied}
+            displaced = [change for change in without.applied if change.key not in first and change.key not in dropped]
+            self._pick_from(path, displaced, picks)
         return picks
+
+    def _pick_from(self, path: str, changes: Sequence[Change], picks: list[_Pick]) -> frozenset[ChangeKey]:
+        """Adds a pick for each change worth verifying; the keys of those dropped at once."""
+        # A change made at a call on a break's stack is at that break too.
+        lines = self.sites[path].lines | self.sites[path].stack_lines
+        hidden = self.hidden_by_skipped_frames(path)
+        dropped = set()
+        for change in changes:
+            exercise = self.exercise(path, change)
+            unseen = not any(change.targets_line(line) for line in lines)
+            hidden_here = any(start < change.location.line <= end for start, end in hidden)
+            if change.safety is Safety.UNSAFE and unseen and not hidden_here:
+                self.drop(path, [change], "it buys nothing: unsafe, and no break the run saw is at it")
+                dropped.add(change.key)
+            elif not exercise.ran and not self.settings.unexercised_fixes:
+                self.drop(path, [change], f"{exercise.said} (--unexercised-fixes writes it)")
+                dropped.add(change.key)
+            else:
+                if change.safety is Safety.UNSAFE and unseen:
+                    self._unseen_unsafe.add((path, change.key))
+                picks.append(_Pick(path, (change,)))
+        return frozenset(dropped)
 
     def hidden_by_skipped_frames(self, path: str) -> list[tuple[int, int]]:
         """The lines no run could see: after each break where Dynamo skipped the whole frame, to
