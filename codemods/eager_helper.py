@@ -171,6 +171,8 @@ class EagerHelper(Rule):
         # pick Python objects: a wrapped function, options, an early return), in a helper that
         # runs no model of its own: a setup or fallback step, eager at one break a call.
         branching = [statement for statement in broken if isinstance(statement, cst.If) and context.branches_on_tensor_per_run(statement)]
+        if (evidence or untraceable or branching) and not _runs_no_model(statements, node, info):
+            return
         if evidence or untraceable:
             anchor, resolves = (evidence or untraceable)[0], [*evidence, *untraceable]
             what, why = "computes from tensor values", f"a run saw Dynamo break inside it (`{context.code(anchor)}`)"
@@ -178,8 +180,6 @@ class EagerHelper(Rule):
                 what = "calls what Dynamo cannot trace"
                 why = f"a run saw Dynamo break or fail inside it on such a call (`{context.code(anchor)}`)"
         elif branching:
-            if not _runs_no_model(statements, node, info):
-                return
             anchor, resolves = branching[0], branching
             what = "branches on tensor values"
             why = f"a run saw Dynamo stop on data-dependent branching inside it (`{context.code(anchor)}`)"

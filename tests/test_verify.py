@@ -140,3 +140,48 @@ def test_a_compiled_original_that_raised_is_judged_without_asking_numpys_stream(
     verdict = target.judge(failed, after, check_shown=False, previous=failed)
     assert not verdict.ok and not verdict.numpy_stream
     assert verdict.problems[0].startswith("outputs differ from the eager original at output")
+
+
+def test_the_graphs_count_the_models_parameters_they_take():
+    from torch import nn
+
+    from graphweld.runs.runner import GraphCounter
+
+    model = nn.Sequential(nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 2))
+    torch._dynamo.reset()
+    with GraphCounter() as graphs:
+        torch.compile(model, backend="eager")(torch.randn(2, 3))
+    assert len(graphs.parameters) == 4
+
+    # The second layer run eagerly: its two parameters leave the graphs.
+    class Split(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.first, self.second = nn.Linear(3, 3), nn.Linear(3, 2)
+
+        def forward(self, x):
+            return torch.compiler.disable(self.second)(self.first(x).relu())
+
+    torch._dynamo.reset()
+    with GraphCounter() as graphs:
+        torch.compile(Split(), backend="eager")(torch.randn(2, 3))
+    assert len(graphs.parameters) == 2
+
+
+def test_a_helper_run_eagerly_that_takes_the_model_with_it_is_not_progress():
+    from graphweld.engine import Change
+    from graphweld.runs.verified_fix import _compiled_work_moved_out, _Pick
+
+    def pick(rule):  # type: ignore[no-untyped-def]
+        change = Change.__new__(Change)
+        object.__setattr__(change, "rule", rule)
+        return _Pick("m.py", (change,))
+
+    previous, after = report(graphs=15, breaks=14), report(graphs=1, breaks=4)
+    previous.parameters_in_graphs, after.parameters_in_graphs = 4, 0
+    assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == (
+        "the model would run eagerly: parameters in graphs 4 -> 0"
+    )
+    assert _compiled_work_moved_out(previous, after, [pick("branch-to-where")]) == ""
+    after.parameters_in_graphs = 3  # one parameter read by the helper (SpecAugment's embedding)
+    assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == ""

@@ -145,6 +145,7 @@ def _report(result: dict[str, Any], fullgraph_error: str | None = None) -> RunRe
         compiled_log_records=[record for process in processes for record in process["log_records"]],
         graphs=sum(process["graphs"] for process in processes),
         ops=sum(process["ops"] for process in processes),
+        parameters_in_graphs=sum(process.get("parameters_in_graphs", 0) for process in processes),
         skipped_frames=sum(process["skipped_frames"] for process in processes),
         fullgraph=False if fullgraph_error else None,
         fullgraph_error=fullgraph_error,

@@ -260,6 +260,8 @@ class RunReport:
     compiled_warnings: list[list[str]] | None = None
     graphs: int = 0
     ops: int = 0
+    # How many of the model's parameters its graphs take (the first call; None: not counted).
+    parameters_in_graphs: int | None = None
     skipped_frames: int = 0
     fullgraph: bool | None = None
     fullgraph_error: str | None = None
@@ -450,6 +452,7 @@ def run_entry(
         compiled_warnings=result.get("compiled_warnings"),
         graphs=result.get("graphs", 0),
         ops=result.get("ops", 0),
+        parameters_in_graphs=result.get("parameters_in_graphs"),
         skipped_frames=result.get("skipped_frames", 0),
         fullgraph=result.get("fullgraph"),
         fullgraph_error=result.get("fullgraph_error"),

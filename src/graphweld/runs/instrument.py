@@ -76,6 +76,7 @@ class _Instrumentation:
             "argv": sys.argv,
             "graphs": len(self.graphs.ops_per_graph),
             "ops": sum(self.graphs.ops_per_graph),
+            "parameters_in_graphs": len(self.graphs.parameters),
             "frames_total": frames["total"],
             "frames_ok": frames["ok"],
             "skipped_frames": skipped_frames(frames, breaks),

@@ -597,6 +597,9 @@ class GraphCounter:
 
     def __init__(self) -> None:
         self.ops_per_graph: list[int] = []
+        # The model's parameters the graphs take (Dynamo lifts them as graph inputs): a rewrite
+        # that leaves none of them compiled runs the model eagerly, whatever its break count.
+        self.parameters: set[int] = set()
         self._original: Any = None
 
     def __enter__(self) -> "GraphCounter":
@@ -606,7 +609,10 @@ class GraphCounter:
         counter = self
 
         def call_user_compiler(graph_self, gm, example_inputs):  # type: ignore[no-untyped-def]
+            from torch.nn import Parameter
+
             counter.ops_per_graph.append(_count_ops(gm))
+            counter.parameters.update(id(value) for value in (*example_inputs, *gm.parameters()) if isinstance(value, Parameter))
             return original(graph_self, gm, example_inputs)
 
         OutputGraph.call_user_compiler = call_user_compiler
@@ -619,6 +625,7 @@ class GraphCounter:
 
     def clear(self) -> None:
         self.ops_per_graph.clear()
+        self.parameters.clear()
 
 
 def _count_ops(gm: Any) -> int:
@@ -853,7 +860,7 @@ def _compiled_run(program: Program, request: dict[str, Any], programs: ProgramCo
             # The picture is the first call's; later calls show whether the program recompiles.
             first_call.update(
                 frames=dict(counters["frames"]), breaks=list(log.breaks), ops_per_graph=list(graphs.ops_per_graph),
-                backward_graphs=sum(program.backward_graphs),
+                parameters=len(graphs.parameters), backward_graphs=sum(program.backward_graphs),
             )
             return compile_it or compiled_anything()
 
@@ -891,6 +898,7 @@ def _compiled_run(program: Program, request: dict[str, Any], programs: ProgramCo
         **shown.fields("compiled"),
         graphs=len(first_call["ops_per_graph"]),
         ops=sum(first_call["ops_per_graph"]),
+        parameters_in_graphs=first_call["parameters"],
         frames_total=frames["total"],
         frames_ok=frames["ok"],
         skipped_frames=skipped_frames(frames, breaks),

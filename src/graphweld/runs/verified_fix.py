@@ -297,6 +297,19 @@ def _picture_change(before: RunReport, after: RunReport) -> str:
 EAGER_HELPER = "eager-helper"
 
 
+def _compiled_work_moved_out(previous: RunReport, after: RunReport, picks: Sequence[_Pick]) -> str:
+    """Why a helper run eagerly is not progress when it takes the model with it: most of the
+    parameters the graphs took are in none now (torchdyn's `odeint`, whose reversed-time branch
+    broke: disabled, the vector field's every step runs eagerly, 420 ops in graphs -> 1); "" when
+    it is not that. A helper that reads one parameter (SpecAugment's mask embedding) may go."""
+    if not any(change.rule == EAGER_HELPER for pick in picks for change in pick.changes):
+        return ""
+    before, now = previous.parameters_in_graphs, after.parameters_in_graphs
+    if before and now is not None and now * 2 < before:
+        return f"the model would run eagerly: parameters in graphs {before} -> {now}"
+    return ""
+
+
 def _weigh_eager_helpers(
     target: EntryTarget,
     settings: Settings,
@@ -495,6 +508,9 @@ class _RoundSearch:
         unsafe = any(candidate.unsafe for candidate in together.values())
         numbers = _numbers_vary(change for candidate in together.values() for change in candidate.applied)
         verdict = self.target.judge(self.result.before, after, check_shown=not unsafe, previous=self.previous, numbers_vary=numbers)
+        moved = _compiled_work_moved_out(self.previous or self.result.before, after, picks)
+        if moved:
+            verdict.problems.append(moved)
         if verdict.better:
             failing = tests_fail(self.target, overlay)
             if failing is not None:
