@@ -41,9 +41,11 @@ class EagerHelper(Rule):
     error of its own tracing a call there, so that the compiled run fails (InternalTorchDynamoError:
     PyKEEN's RotatE scoring), or, without
     a run, on a helper that reads the values of what the code shows is a tensor (a parameter
-    annotated `torch.Tensor`, a torch result) twice or in a `for` header. It is the last rule
-    tried on a helper: a rule that keeps the value in the graph, and `nonstrict-helper` for a
-    pure helper, come first.
+    annotated `torch.Tensor`, a torch result) twice or in a `for` header. On a run's evidence it
+    takes only a helper that runs no model of its own: no `while` loop (an adaptive solver's step
+    loop), no call of one of its parameters (a vector field passed in) or of a submodule. It is
+    the last rule tried on a helper: a rule that keeps the value in the graph, and
+    `nonstrict-helper` for a pure helper, come first.
 
     It also takes a helper that does little besides calling a function that already runs eagerly
     (disabled for Dynamo: by this rule in an earlier round of `fix --entry`, or by the library),
@@ -96,7 +98,9 @@ class EagerHelper(Rule):
     its operations as in eager mode. What changes is performance: its tensor operations are no
     longer compiled, so the rule fires only where Dynamo breaks inside the helper anyway (a helper
     around an eager call only when it does little else), and
-    `fix --entry` keeps the change only when the run has fewer skipped frames, breaks or graphs.
+    `fix --entry` keeps the change only when the run has fewer skipped frames, breaks or graphs,
+    and not when fewer than half of the model's parameters the graphs took are still in a graph
+    (the model itself would run eagerly: torchdyn's `odeint` disabled, 420 ops in graphs -> 1).
     Under `capture_scalar_outputs` / `capture_dynamic_output_shape_ops` Dynamo may trace such a
     helper whole; disabled, it stays one break. So with `--unsafe-fixes`, where `fix --entry` writes
     a capture setting next to the entry's own `torch.compile`, it also measures the settings
