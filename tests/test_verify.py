@@ -180,8 +180,10 @@ def test_a_helper_run_eagerly_that_takes_the_model_with_it_is_not_progress():
     previous, after = report(graphs=15, breaks=14), report(graphs=1, breaks=4)
     previous.parameters_in_graphs, after.parameters_in_graphs = 4, 0
     assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == (
-        "the model would run eagerly: parameters in graphs 4 -> 0"
+        "part of the model would run eagerly: parameters in graphs 4 -> 0"
     )
     assert _compiled_work_moved_out(previous, after, [pick("branch-to-where")]) == ""
+    after.parameters_in_graphs = 2  # a layer's weight and bias
+    assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) != ""
     after.parameters_in_graphs = 3  # one parameter read by the helper (SpecAugment's embedding)
     assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == ""
