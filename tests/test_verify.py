@@ -187,3 +187,9 @@ def test_a_helper_run_eagerly_that_takes_the_model_with_it_is_not_progress():
     assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) != ""
     after.parameters_in_graphs = 3  # one parameter read by the helper (SpecAugment's embedding)
     assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == ""
+    previous.ops, after.ops = 103, 27  # torchcde's odeint: the vector field's work leaves
+    assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == (
+        "most of the compiled work would run eagerly: ops in graphs 103 -> 27"
+    )
+    previous.ops, after.ops = 5, 2  # a program of five ops: a helper's share, not judged
+    assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == ""

@@ -295,6 +295,8 @@ def _picture_change(before: RunReport, after: RunReport) -> str:
 
 # The rule whose change gives up tracing a helper: a capture setting may trace it whole instead.
 EAGER_HELPER = "eager-helper"
+# The fewest ops in graphs for which a helper that takes half of them eagerly is refused.
+MIN_OPS_JUDGED = 20
 
 
 def _compiled_work_moved_out(previous: RunReport, after: RunReport, picks: Sequence[_Pick]) -> str:
@@ -308,6 +310,11 @@ def _compiled_work_moved_out(previous: RunReport, after: RunReport, picks: Seque
     before, now = previous.parameters_in_graphs, after.parameters_in_graphs
     if before is not None and now is not None and before - now >= 2:
         return f"part of the model would run eagerly: parameters in graphs {before} -> {now}"
+    # Most of the compiled work leaving with it (torchcde's `odeint`, whose vector field is called
+    # through an interpolation: ops in graphs 103 -> 27). Programs of a handful of ops are not
+    # judged by this: a helper's few ops are a large share of them.
+    if previous.ops >= MIN_OPS_JUDGED and after.ops * 2 < previous.ops:
+        return f"most of the compiled work would run eagerly: ops in graphs {previous.ops} -> {after.ops}"
     return ""
 
 
