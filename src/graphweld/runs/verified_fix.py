@@ -307,6 +307,8 @@ def _compiled_work_moved_out(previous: RunReport, after: RunReport, picks: Seque
     parameter itself (SpecAugment's mask embedding) may take it."""
     if not any(change.rule == EAGER_HELPER for pick in picks for change in pick.changes):
         return ""
+    if previous.graphs and not after.graphs:
+        return f"nothing is compiled any more: graphs {previous.graphs} -> 0"
     before, now = previous.parameters_in_graphs, after.parameters_in_graphs
     if before is not None and now is not None and before - now >= 2:
         return f"part of the model would run eagerly: parameters in graphs {before} -> {now}"
