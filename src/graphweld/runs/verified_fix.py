@@ -300,11 +300,12 @@ MIN_OPS_JUDGED = 20
 
 
 def _compiled_work_moved_out(previous: RunReport, after: RunReport, picks: Sequence[_Pick]) -> str:
-    """Why a helper run eagerly is not progress when it takes part of the model with it: a layer's
-    parameters (a weight and its bias) leave the graphs (torchdyn's `odeint`, whose reversed-time
-    branch broke: disabled, the vector field's every step runs eagerly, parameters in graphs 4 ->
-    0, 420 ops -> 1; torchcde's, 6 -> 4); "" when it is not that. A helper that reads one
-    parameter itself (SpecAugment's mask embedding) may take it."""
+    """Why a helper run eagerly is not progress when it takes part of the model with it: nothing
+    is compiled after it (torchdiffeq's `odeint`, graphs 28 -> 0), a layer's parameters (a weight
+    and its bias) leave the graphs (torchdyn's `odeint`, whose reversed-time branch broke:
+    disabled, the vector field's every step runs eagerly, parameters in graphs 4 -> 0, 420 ops ->
+    1), or most of their ops do; "" when it is not that. A helper that reads one parameter itself
+    (SpecAugment's mask embedding) may take it."""
     if not any(change.rule == EAGER_HELPER for pick in picks for change in pick.changes):
         return ""
     if previous.graphs and not after.graphs:
