@@ -576,10 +576,11 @@ class _RoundSearch:
                 continue
             first = {change.key for change in outcome.applied}
             displaced = [change for change in without.applied if change.key not in first and change.key not in dropped]
-            self._pick_from(path, displaced, picks)
+            # Those not worth verifying either are said where a later round's rewrite makes them.
+            self._pick_from(path, displaced, picks, say_dropped=False)
         return picks
 
-    def _pick_from(self, path: str, changes: Sequence[Change], picks: list[_Pick]) -> frozenset[ChangeKey]:
+    def _pick_from(self, path: str, changes: Sequence[Change], picks: list[_Pick], say_dropped: bool = True) -> frozenset[ChangeKey]:
         """Adds a pick for each change worth verifying; the keys of those dropped at once."""
         # A change made at a call on a break's stack is at that break too.
         lines = self.sites[path].lines | self.sites[path].stack_lines
@@ -590,10 +591,12 @@ class _RoundSearch:
             unseen = not any(change.targets_line(line) for line in lines)
             hidden_here = any(start < change.location.line <= end for start, end in hidden)
             if change.safety is Safety.UNSAFE and unseen and not hidden_here:
-                self.drop(path, [change], "it buys nothing: unsafe, and no break the run saw is at it")
+                if say_dropped:
+                    self.drop(path, [change], "it buys nothing: unsafe, and no break the run saw is at it")
                 dropped.add(change.key)
             elif not exercise.ran and not self.settings.unexercised_fixes:
-                self.drop(path, [change], f"{exercise.said} (--unexercised-fixes writes it)")
+                if say_dropped:
+                    self.drop(path, [change], f"{exercise.said} (--unexercised-fixes writes it)")
                 dropped.add(change.key)
             else:
                 if change.safety is Safety.UNSAFE and unseen:
