@@ -85,6 +85,15 @@ CASES = [
 ]
 
 
+def _before_and_after(case, build):  # type: ignore[no-untyped-def]
+    """The golden's callable and inputs before and after the rewrite, with the same weights."""
+    before_fn, args = build(load_module((GOLDEN / f"{case}.in.py").read_text(), f"{case}_before"))
+    after_fn, after_args = build(load_module((GOLDEN / f"{case}.out.py").read_text(), f"{case}_after"))
+    if isinstance(before_fn, torch.nn.Module):
+        after_fn.load_state_dict(before_fn.state_dict())
+    return before_fn, args, after_fn, after_args
+
+
 def _breaks(fn, args):  # type: ignore[no-untyped-def]
     stats = compile_stats(fn, *args)
     return stats, sum(counters["graph_break"].values())
@@ -92,10 +101,7 @@ def _breaks(fn, args):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(("case", "build"), CASES, ids=[case for case, _ in CASES])
 def test_a_disabled_helper_breaks_less_with_the_same_outputs_and_gradients(case, build):
-    before_fn, args = build(load_module((GOLDEN / f"{case}.in.py").read_text(), f"{case}_before"))
-    after_fn, after_args = build(load_module((GOLDEN / f"{case}.out.py").read_text(), f"{case}_after"))
-    if isinstance(before_fn, torch.nn.Module):
-        after_fn.load_state_dict(before_fn.state_dict())
+    before_fn, args, after_fn, after_args = _before_and_after(case, build)
 
     original, breaks_before = _breaks(before_fn, args)
     fixed, breaks_after = _breaks(after_fn, after_args)
@@ -121,10 +127,7 @@ BRANCH_CASES = [("reversed_time_branch", _ode_block), ("cholesky_fallback", _pos
 
 @pytest.mark.parametrize(("case", "build"), BRANCH_CASES, ids=[case for case, _ in BRANCH_CASES])
 def test_a_disabled_branching_helper_makes_fewer_graphs_with_the_same_outputs_and_gradients(case, build):
-    before_fn, args = build(load_module((GOLDEN / f"{case}.in.py").read_text(), f"{case}_before"))
-    after_fn, after_args = build(load_module((GOLDEN / f"{case}.out.py").read_text(), f"{case}_after"))
-    if isinstance(before_fn, torch.nn.Module):
-        after_fn.load_state_dict(before_fn.state_dict())
+    before_fn, args, after_fn, after_args = _before_and_after(case, build)
 
     original, breaks_before = _breaks(before_fn, args)
     fixed, breaks_after = _breaks(after_fn, after_args)
