@@ -50,6 +50,17 @@ def before_and_after(case: str) -> tuple[object, object]:
             ],
         ),
         ("branch-to-where/early_return", "positive_fraction", [(torch.zeros(4),), (torch.tensor([1.0, 0.0, 2.0, 0.0]),)]),
+        # Python's max, min and abs of tensors, which Dynamo traces: both sides are computed (torchdiffeq).
+        (
+            "branch-to-where/builtin_max_of_tensors",
+            "initial_step",
+            [(torch.tensor(0.5), torch.tensor(2.0), torch.tensor(0.1)), (torch.tensor(0.0), torch.tensor(0.0), torch.tensor(0.1))],
+        ),
+        (
+            "branch-to-where/builtin_max_of_tensors",
+            "step_limit",
+            [(torch.tensor(3.0), torch.tensor(-0.5), torch.tensor(1.4)), (torch.tensor(3.0), torch.tensor(0.5), torch.tensor(1.4))],
+        ),
         (
             "branch-to-where/value_chosen_by_an_option",
             "normalize",

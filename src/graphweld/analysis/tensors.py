@@ -31,6 +31,8 @@ TENSOR_FUNCTIONS = frozenset(
 )
 # torch functions that return something other than a tensor and have no effect: a dtype's limits.
 PURE_FUNCTIONS = frozenset(("torch.finfo", "torch.iinfo"))
+# Python builtins that compute from their arguments alone (`_is_pure_builtin` says in which forms).
+_PURE_BUILTINS = frozenset(("abs", "max", "min"))
 # Tensor methods that return a tensor (not `item`, `tolist`, `size`, `dim`, `numel`, `nonzero`...).
 TENSOR_METHODS = frozenset(
     (
@@ -277,7 +279,7 @@ class FunctionValues:
             return self.impurity(node.value)
         if isinstance(node, cst.Call):
             name = self.imports.qualify(node.func)
-            known = name in TENSOR_FUNCTIONS or name in PURE_FUNCTIONS or (
+            known = name in TENSOR_FUNCTIONS or name in PURE_FUNCTIONS or self._is_pure_builtin(node, name) or (
                 isinstance(node.func, cst.Attribute) and node.func.attr.value in TENSOR_METHODS
             )
             if not known:
@@ -293,6 +295,20 @@ class FunctionValues:
                     return reason
             return None
         return f"`{_code(node)}` is not an expression graphweld knows to be pure"
+
+    def _is_pure_builtin(self, node: cst.Call, name: str | None) -> bool:
+        """Python's `abs(x)`, `max(a, b, ...)` and `min(a, b, ...)`, which Dynamo traces on tensors
+        as `torch.abs`, `torch.maximum` and `torch.minimum` (torchdiffeq's initial step size,
+        `0.01 / max(d1, d2)`); not over one iterable, with `key=` or `default=`, where the function
+        binds the name itself, nor `max`/`min` of a number written out (`min(1.4, factor)` gives the
+        float itself where it is the smaller, and `torch.where` would give a tensor)."""
+        if name not in _PURE_BUILTINS or not isinstance(node.func, cst.Name) or self.is_local(name):
+            return False
+        if any(arg.keyword is not None or arg.star for arg in node.args):
+            return False
+        if name == "abs":
+            return len(node.args) == 1
+        return len(node.args) >= 2 and not any(_is_number(arg.value) for arg in node.args)
 
 
 _NOT_OPERANDS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.List, cst.Tuple, cst.Dict, cst.Set)
@@ -311,6 +327,13 @@ def _returns_tensor(call: cst.Call, method: bool) -> bool:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _is_number(node: cst.BaseExpression) -> bool:
+    """A number written out: `1.4`, `-1`, `1e-6`."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        return _is_number(node.expression)
+    return isinstance(node, (cst.Integer, cst.Float))
 
 
 def _is_negative_integer(node: cst.BaseExpression) -> bool:
