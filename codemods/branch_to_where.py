@@ -85,8 +85,9 @@ class BranchToWhere(Rule):
     and dtype (it broadcasts and promotes) and the condition has one element (`if` raises on more),
     and graphweld cannot see shapes or dtypes in the source. Both sides are now computed on every
     input, and so are the temporaries: the rule refuses values that call anything but known tensor
-    operations (and `torch.finfo`/`iinfo`, and Python's `abs`, `max` and `min` of tensors, which
-    Dynamo traces: torchdiffeq's `0.01 / max(d1, d2)`), index by a value that may be a boolean mask (a
+    operations (and `torch.finfo`/`iinfo`; Python's `abs`, `max` and `min` of tensors, which
+    Dynamo traces, and `float`/`int`: torchdiffeq's `(0.01 / max(d1, d2)) ** (1. / float(order +
+    1))`), index by a value that may be a boolean mask (a
     data-dependent shape) or slice by a value; hoisted cache
     statements run on inputs that did not need them, which matters if what they call is
     expensive or has effects. The in-place form writes the tensor on every input (with its own

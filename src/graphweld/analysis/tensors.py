@@ -32,7 +32,7 @@ TENSOR_FUNCTIONS = frozenset(
 # torch functions that return something other than a tensor and have no effect: a dtype's limits.
 PURE_FUNCTIONS = frozenset(("torch.finfo", "torch.iinfo"))
 # Python builtins that compute from their arguments alone (`_is_pure_builtin` says in which forms).
-_PURE_BUILTINS = frozenset(("abs", "max", "min"))
+_PURE_BUILTINS = frozenset(("abs", "float", "int", "max", "min"))
 # Tensor methods that return a tensor (not `item`, `tolist`, `size`, `dim`, `numel`, `nonzero`...).
 TENSOR_METHODS = frozenset(
     (
@@ -298,15 +298,16 @@ class FunctionValues:
 
     def _is_pure_builtin(self, node: cst.Call, name: str | None) -> bool:
         """Python's `abs(x)`, `max(a, b, ...)` and `min(a, b, ...)`, which Dynamo traces on tensors
-        as `torch.abs`, `torch.maximum` and `torch.minimum` (torchdiffeq's initial step size,
-        `0.01 / max(d1, d2)`); not over one iterable, with `key=` or `default=`, where the function
-        binds the name itself, nor `max`/`min` of a number written out (`min(1.4, factor)` gives the
-        float itself where it is the smaller, and `torch.where` would give a tensor)."""
+        as `torch.abs`, `torch.maximum` and `torch.minimum`, and `float(x)`/`int(x)` (torchdiffeq's
+        initial step size, `(0.01 / max(d1, d2)) ** (1. / float(order + 1))`); not over one
+        iterable, with `key=` or `default=`, where the function binds the name itself, nor
+        `max`/`min` of a number written out (`min(1.4, factor)` gives the float itself where it is
+        the smaller, and `torch.where` would give a tensor)."""
         if name not in _PURE_BUILTINS or not isinstance(node.func, cst.Name) or self.is_local(name):
             return False
         if any(arg.keyword is not None or arg.star for arg in node.args):
             return False
-        if name == "abs":
+        if name in ("abs", "float", "int"):
             return len(node.args) == 1
         return len(node.args) >= 2 and not any(_is_number(arg.value) for arg in node.args)
 

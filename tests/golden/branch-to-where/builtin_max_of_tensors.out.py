@@ -3,12 +3,12 @@
 import torch
 
 
-def initial_step(d1: torch.Tensor, d2: torch.Tensor, h0: torch.Tensor):
+def initial_step(d1: torch.Tensor, d2: torch.Tensor, h0: torch.Tensor, order: int = 4):
     # torchdiffeq's initial step size: Python's max of two norms, which Dynamo traces as torch.maximum.
     h1 = torch.where(
         torch.logical_and(d1 <= 1e-15, d2 <= 1e-15),
         torch.max(torch.tensor(1e-6), h0 * 1e-3),
-        (0.01 / max(d1, d2)) ** (1.0 / 5.0),
+        (0.01 / max(d1, d2)) ** (1.0 / float(order + 1)),
     )
     return torch.min(100 * h0, h1)
 
