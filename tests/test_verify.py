@@ -172,6 +172,9 @@ def test_a_helper_run_eagerly_that_takes_the_model_with_it_is_not_progress():
     assert _compiled_work_moved_out(report(graphs=39, breaks=37), report(graphs=0, breaks=1), [pick("eager-helper")]) == (
         "nothing is compiled any more: graphs 39 -> 0"
     )
+    # A program that compiled nothing before (its compile failed) is judged as always.
+    assert _compiled_work_moved_out(report(graphs=0, breaks=1), report(graphs=0, breaks=0), [pick("eager-helper")]) == ""
+    assert judge(report(graphs=0, breaks=1), report(graphs=0, breaks=0)).ok
     previous, after = report(graphs=15, breaks=14), report(graphs=1, breaks=4)
     previous.parameters_in_graphs, after.parameters_in_graphs = 4, 0
     assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == (
