@@ -36,7 +36,14 @@ class MoeDenseDispatch(Rule):
     the slots and which drops tokens over an expert's capacity, routes that way. Where the slot is
     read otherwise, it is the token's first slot (`argmax` of the mask). The loop runs over every expert (`range(hit.shape[0])`),
     with the expert's number as a Python `int`, which is what `expert_idx[0]`, `expert_idx.item()`
-    and `mask[expert_idx]` read from the row of `nonzero()` before.
+    and `mask[expert_idx]` read from the row of `nonzero()` before. The split may be the only
+    statement of a `with` block (DBRX and GPT-OSS's training path find the tokens under
+    `torch.no_grad()`): the mask and the indices are found there, the routing weights after it,
+    where the loop read them, so they keep their gradient. The rows may be `hit.nonzero()[:]`.
+    Where the mask is `one_hot(..., num_classes=n + 1)`, its last row is a class past the experts
+    (where expert parallelism sends the tokens of other ranks' experts) that the router never
+    picks: the loop skips it itself (`if expert_idx == self.num_experts: continue`, Mixtral) or,
+    where it does not (DBRX), the dense loop is `range(n)`, since expert `n` does not exist.
 
     ## Why the graph breaks
     `nonzero()` and `torch.where(mask)` return as many indices as the data selects: an output
@@ -86,9 +93,11 @@ class MoeDenseDispatch(Rule):
     read other than in the weight, a token routed to the same expert from two slots (possible
     only if the routing repeats, never with `topk`) is counted once. The mask must have one row
     per routing slot and one column per token, as `torch.where` unpacked into two names implies,
-    and `hit` one entry per expert. Left alone: a loop whose body uses the row of `nonzero()` other
-    than as `row[0]`, `row.item()`, `int(row)` or an index, rebinds the indices, or has no
-    `index_add_` along dimension 0 with the token indices; an `else` on the loop.
+    and `hit` one entry per expert (one more for the class past the experts, as above: were that
+    class ever routed to, the original would call an expert `n` and the rewrite skips it). Left
+    alone: a loop whose body uses the row of `nonzero()` other than as `row[0]`, `row.item()`,
+    `int(row)` or an index, rebinds the indices, or has no `index_add_` along dimension 0 with
+    the token indices; an `else` on the loop.
     """
 
     id = "moe-dense-dispatch"
@@ -97,8 +106,8 @@ class MoeDenseDispatch(Rule):
     # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
     finds = (
         "a mixture-of-experts loop over `hit.nonzero()` (or a `range`) that gathers each expert's tokens with"
-        " `slot, token = torch.where(mask)` and adds the result back with `final.index_add_(0, token, "
-        "result)` (Mixtral, Switch Transformers, GPT-OSS, LongCat and their copies)"
+        " `slot, token = torch.where(mask)` (also under `no_grad`) and adds the result back with `final.index_add_(0, token, "
+        "result)` (Mixtral, Switch Transformers, GPT-OSS, DBRX, LongCat and their copies)"
     )
     rewrite = (
         "every expert runs on every token: the indices become `torch.arange`, each token's weight the sum "
@@ -145,7 +154,14 @@ class MoeDenseDispatch(Rule):
             where_at, add_at = where_at - dropped, add_at - dropped
             if hit_statement is not None:
                 extra.append((hit_statement, [_without_nonzero(hit_statement)]))
-            new_loop = node.with_changes(target=cst.Name(number), iter=cst.parse_expression(f"range({hit}.shape[0])"))
+            # A one-hot with a class past the experts (DBRX) is never routed to, but a dense loop
+            # over every row would call expert n, which does not exist, unless the body skips it.
+            mask = _where_parts(_unwrapped(statements[where_at]), imports)[2]  # type: ignore[index]
+            experts = _sentinel_experts(mask, context.function_values(function), imports, context.module)
+            bound = f"{hit}.shape[0]"
+            if experts is not None and not _skips(statements, number, experts, context.module):
+                bound = experts
+            new_loop = node.with_changes(target=cst.Name(number), iter=cst.parse_expression(f"range({bound})"))
         elif not _is_range(node.iter):
             return
 
@@ -155,7 +171,7 @@ class MoeDenseDispatch(Rule):
         token_routed = fresh_name("token_routed", taken | {routed})
         output = fresh_name("routed_output", taken | {routed, token_routed})
         where_statement, add_statement = statements[where_at], statements[add_at]
-        mask = _where_parts(where_statement, imports)[2]  # type: ignore[index]
+        mask = _where_parts(_unwrapped(where_statement), imports)[2]  # type: ignore[index]
         mask_code = source(mask, module) if isinstance(mask, _ATOMS) else f"({source(mask, module)})"
         # A weight read as `weights[token, slot, None]` is summed over the slots that route the
         # token to this expert, so a token routed to one expert from two slots (NLLB-MoE's
@@ -164,13 +180,21 @@ class MoeDenseDispatch(Rule):
         statements = [s if i == where_at else s.visit(summed) for i, s in enumerate(statements)]
         add_statement = statements[add_at]
         slot_read = any(n.value == slot.value for i, st in enumerate(statements) if i != where_at for n in _name_reads(st))
-        dense = [
+        found_tokens = [
             f"{routed} = {mask_code} != 0",
             *([f"{slot.value} = {routed}.int().argmax(0)"] if slot_read else []),
             f"{token.value} = {torch_name}.arange({routed}.shape[1], device={routed}.device)",
             f"{token_routed} = {routed}.any(0)",
-            *(f"{name} = ({weights} * {routed}.t()).sum(-1)" for weights, name in summed.names.items()),
         ]
+        # The weights are read where the loop read them, outside any `with` that found the tokens
+        # (under `no_grad` they would lose their gradient).
+        weight_sums = [f"{name} = ({weights} * {routed}.t()).sum(-1)" for weights, name in summed.names.items()]
+        if where_statement is _unwrapped(where_statement):
+            dense = _parsed(found_tokens + weight_sums, where_statement)
+        else:
+            inner = _parsed(found_tokens, _unwrapped(where_statement))
+            block = where_statement.with_changes(body=with_statements(where_statement.body, inner))  # type: ignore[attr-defined]
+            dense = [block, *(cst.parse_statement(line) for line in weight_sums)]
         receiver, contribution = _index_add_parts(add_statement)  # type: ignore[misc]
         added = []
         if isinstance(contribution, cst.Name):
@@ -181,7 +205,7 @@ class MoeDenseDispatch(Rule):
         added.append(call_code(f"{source(receiver, module)}.index_add_", ["0", token.value, masked], _CALL_WIDTH))
         body = [
             *statements[:where_at],
-            *_parsed(dense, where_statement),
+            *dense,
             *statements[where_at + 1 : add_at],
             *_parsed(added, add_statement),
             *statements[add_at + 1 :],
@@ -198,9 +222,21 @@ class MoeDenseDispatch(Rule):
 def _find_split(
     statements: list[cst.BaseStatement], imports: ImportTable
 ) -> tuple[int, tuple[cst.Name, cst.Name, cst.BaseExpression]] | None:
-    """The one top-level `slot, token = torch.where(mask)` of the loop body, and where it is."""
-    found = [(i, parts) for i, s in enumerate(statements) if (parts := _where_parts(s, imports)) is not None]
+    """The one top-level `slot, token = torch.where(mask)` of the loop body, and where it is; also
+    as the only statement of a `with` block (DBRX and GPT-OSS find the tokens under `no_grad`)."""
+    found = [
+        (i, parts) for i, s in enumerate(statements) if (parts := _where_parts(_unwrapped(s), imports)) is not None
+    ]
     return found[0] if len(found) == 1 else None
+
+
+def _unwrapped(statement: cst.BaseStatement) -> cst.BaseStatement:
+    """The only statement of a plain `with` block, or the statement itself."""
+    if isinstance(statement, cst.With) and statement.asynchronous is None:
+        inner = block_statements(statement.body)
+        if len(inner) == 1:
+            return inner[0]
+    return statement
 
 
 def _where_parts(
@@ -282,6 +318,8 @@ def _expert_rows(
     """For a loop over the rows of `hit.nonzero()`: the code that stands for `hit` after the
     rewrite, and the statement binding the rows to a name (None when the loop calls `nonzero()`
     itself). The name must be bound once and read only by the loop."""
+    if _is_full_slice(iterable):
+        iterable = iterable.value  # type: ignore[attr-defined]
     direct = _nonzero_receiver(iterable)
     if direct is not None:
         code = source(direct, module)
@@ -299,6 +337,62 @@ def _expert_rows(
                     binding = statement
     reads = sum(1 for n in _name_reads(function.body) if n.value == name)
     return (name, binding) if binding is not None and reads == 1 else None
+
+
+def _is_full_slice(expression: cst.BaseExpression) -> bool:
+    """`rows[:]`: every row (GPT-OSS loops over `expert_hit[:]`)."""
+    if not isinstance(expression, cst.Subscript) or len(expression.slice) != 1:
+        return False
+    part = expression.slice[0].slice
+    return isinstance(part, cst.Slice) and part.lower is None and part.upper is None and part.step is None
+
+
+def _sentinel_experts(
+    mask: cst.BaseExpression, values: FunctionValues, imports: ImportTable, module: cst.Module
+) -> str | None:
+    """`n` when the mask is built by `one_hot(..., num_classes=n + 1)`: its last row is no expert
+    (the class expert parallelism sends other ranks' tokens to), so the dense loop stops before it."""
+    root = mask
+    while isinstance(root, (cst.Subscript, cst.Attribute, cst.Call)):
+        root = root.func if isinstance(root, cst.Call) else root.value
+    if not isinstance(root, cst.Name):
+        return None
+    for value in values.bindings.get(root.value, []):
+        for node in iter_nodes(value):
+            if not isinstance(node, cst.Call) or imports.qualify(node.func) != "torch.nn.functional.one_hot":
+                continue
+            for arg in node.args:
+                classes = arg.value
+                if arg.keyword is not None and arg.keyword.value == "num_classes" and _plus_one(classes):
+                    return source(classes.left, module)  # type: ignore[attr-defined]
+    return None
+
+
+def _plus_one(expression: cst.BaseExpression) -> bool:
+    return (
+        isinstance(expression, cst.BinaryOperation)
+        and isinstance(expression.operator, cst.Add)
+        and isinstance(expression.right, cst.Integer)
+        and expression.right.value == "1"
+    )
+
+
+def _skips(statements: list[cst.BaseStatement], number: str, bound: str, module: cst.Module) -> bool:
+    """Whether the loop body skips expert `bound` itself: `if number == bound: continue`."""
+    for statement in statements:
+        if not isinstance(statement, cst.If) or statement.orelse is not None:
+            continue
+        test = statement.test
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            continue
+        if not isinstance(test.comparisons[0].operator, cst.Equal):
+            continue
+        sides = {source(test.left, module), source(test.comparisons[0].comparator, module)}
+        body = block_statements(statement.body)
+        if sides == {number, bound} and len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine):
+            if len(body[0].body) == 1 and isinstance(body[0].body[0], cst.Continue):
+                return True
+    return False
 
 
 def _name_reads(root: cst.CSTNode) -> list[cst.Name]:

@@ -1,6 +1,6 @@
 """moe-dense-dispatch, compiled: the MoE layers of the goldens (Mixtral's loop over `expert_hit`,
 GPT-OSS's `expert_idx[0]`, LongCat's `int(row.item())` with pass-through experts, Qwen2-MoE's loop
-over `range`) compile into one graph after the rewrite, with the original's outputs and
+over `range`, DBRX's and GPT-OSS's training path's tokens found under `no_grad`) compile into one graph after the rewrite, with the original's outputs and
 gradients, also when some experts get no token."""
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ CASES = [
     ("range_over_experts", "SparseMoeBlock"),
     # NLLB-MoE: a token reaches one expert from several mask columns; its weights are summed.
     ("nllb_capacity_routing", "CapacityMoeBlock"),
+    # DBRX: tokens found under `no_grad`, experts sliced from one parameter, a one-hot class past
+    # the experts that the loop never skips (the dense loop must stop before it).
+    ("dbrx_tokens_under_no_grad", "MoeBlock"),
+    # GPT-OSS's training path (transformers 4.55): `expert_hit[:]`, `no_grad`, per-expert weights.
+    ("gpt_oss_training_path", "MoeBlock"),
 ]
 
 
