@@ -27,6 +27,7 @@ from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
 from graphweld.codemods.numpy_on_numbers import NumpyOnNumbers
 from graphweld.codemods.profiling_guard import ProfilingGuard
+from graphweld.codemods.scalar_tensor_index import ScalarTensorIndex
 from graphweld.codemods.sort_items_by_key import SortItemsByKey
 from graphweld.codemods.split_train_step import SplitTrainStep
 from graphweld.codemods.unroll_loop import UnrollLoop
@@ -50,6 +51,7 @@ RULES = (
     BlockDiagonalAttention,
     LocalBufferCast,
     BufferAsNumber,
+    ScalarTensorIndex,
     NumpyOnNumbers,
     MemoBypass,
     EqualityShortcut,
@@ -95,6 +97,7 @@ __all__ = [
     "NonstrictHelper",
     "NumpyOnNumbers",
     "ProfilingGuard",
+    "ScalarTensorIndex",
     "SortItemsByKey",
     "SplitTrainStep",
     "UnrollLoop",

@@ -31,6 +31,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "block-diagonal-attention": (("tolist",), False),
     "local-buffer-cast": (("Buffer",), False),
     "buffer-as-number": (("Buffer", "register_buffer"), False),
+    "scalar-tensor-index": (("argmax", "argmin", "argsort", "bucketize", "long", "multinomial", "randint", "searchsorted"), False),
     "numpy-on-numbers": (("lcm", "gcd", "sum", "prod", "arange", "bool", "int", "float"), False),
     "memo-bypass": (("dumps", "hashlib", "repr", "hash", "str", "item", "tolist", "tobytes"), False),
     "equality-shortcut": (("equal", "allclose", "all"), False),
