@@ -20,6 +20,7 @@ from graphweld.codemods.hoist_with import HoistWith
 from graphweld.codemods.isolate_io import IsolateIO
 from graphweld.codemods.layerdrop_guard import LayerdropGuard
 from graphweld.codemods.local_buffer_cast import LocalBufferCast
+from graphweld.codemods.loss_ignore_index import LossIgnoreIndex
 from graphweld.codemods.memo_bypass import MemoBypass
 from graphweld.codemods.requires_grad_eager import RequiresGradEager
 from graphweld.codemods.moe_dense_dispatch import MoeDenseDispatch
@@ -48,6 +49,7 @@ RULES = (
     BranchlessGuard,
     LayerdropGuard,
     MoeDenseDispatch,
+    LossIgnoreIndex,
     BlockDiagonalAttention,
     LocalBufferCast,
     BufferAsNumber,
@@ -92,6 +94,7 @@ __all__ = [
     "IsolateIO",
     "LayerdropGuard",
     "LocalBufferCast",
+    "LossIgnoreIndex",
     "IterateSourceList",
     "MoeDenseDispatch",
     "NonstrictHelper",

@@ -28,6 +28,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "branchless-guard": (("isinf", "isnan", "isposinf", "isneginf"), False),
     "layerdrop-guard": (("rand", "rand_like", "random", "uniform"), False),
     "moe-dense-dispatch": (("index_add_",), False),
+    "loss-ignore-index": (("cross_entropy", "CrossEntropyLoss"), False),
     "block-diagonal-attention": (("tolist",), False),
     "local-buffer-cast": (("Buffer",), False),
     "buffer-as-number": (("Buffer", "register_buffer"), False),

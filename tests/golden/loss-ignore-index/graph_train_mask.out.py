@@ -1,0 +1,20 @@
+# settings: unsafe_fixes=true site_lines=17
+# Node classification on a graph (PyTorch Geometric's and DGL's examples): the loss over the
+# training nodes, whose mask is an attribute of the data; a run saw the selection break.
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class NodeClassifier(nn.Module):
+    def __init__(self, features=6, classes=3):
+        super().__init__()
+        self.layer = nn.Linear(features, classes)
+
+    def forward(self, data):
+        adjacency = data.adjacency / data.adjacency.sum(-1, keepdim=True)
+        logits = self.layer(adjacency @ data.x)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), data.y.masked_fill(~data.train_mask, -100).reshape(-1))
+
+
+model = torch.compile(NodeClassifier())
