@@ -1884,6 +1884,181 @@ def _torch_harmonics_sht_filter_inputs():  # type: ignore[no-untyped-def]
 _torch_harmonics_sfno_inputs = _torch_harmonics_sht_filter_inputs
 
 
+
+# -- the held-out half drawn third on 2026-11-28 (reach.py THIRD_DRAW, committed before this was
+# written): one or two programs each, as the library's README builds what its users compile; small
+# widths and depths, nothing tuned on. They run with `--python .venv-214/bin/python` (`pip install
+# st-moe-pytorch reformer-pytorch performer-pytorch egnn-pytorch piq pytorch-wavelets PyWavelets
+# 'setuptools<81' kymatio 'scipy<1.15' rtdl-revisiting-models torch-dct tab-transformer-pytorch`:
+# pytorch_wavelets imports pkg_resources, and kymatio 0.3 scipy's `sph_harm`).
+
+
+@program("st_moe_pytorch:moe", "st_moe_pytorch")
+def st_moe_pytorch_moe():  # type: ignore[no-untyped-def]
+    from st_moe_pytorch import MoE
+
+    torch.manual_seed(0)
+    return MoE(dim=32, num_experts=4, gating_top_n=2, threshold_train=0.2, threshold_eval=0.2)
+
+
+def _st_moe_pytorch_moe_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 16, 32)
+
+
+@program("reformer_pytorch:reformer_lm", "reformer_pytorch")
+def reformer_pytorch_reformer_lm():  # type: ignore[no-untyped-def]
+    from reformer_pytorch import ReformerLM
+
+    torch.manual_seed(0)
+    return ReformerLM(num_tokens=256, dim=32, depth=2, max_seq_len=128, heads=4, bucket_size=16, n_hashes=2, causal=True)
+
+
+def _reformer_pytorch_reformer_lm_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(0, 256, (2, 128))
+
+
+@program("performer_pytorch:performer_lm", "performer_pytorch")
+def performer_pytorch_performer_lm():  # type: ignore[no-untyped-def]
+    from performer_pytorch import PerformerLM
+
+    torch.manual_seed(0)
+    return PerformerLM(num_tokens=256, max_seq_len=64, dim=32, depth=2, heads=4, dim_head=8, causal=False, nb_features=16)
+
+
+def _performer_pytorch_performer_lm_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(0, 256, (2, 64))
+
+
+@program("egnn_pytorch:egnn_network", "egnn_pytorch")
+def egnn_pytorch_egnn_network():  # type: ignore[no-untyped-def]
+    from egnn_pytorch import EGNN_Network
+
+    torch.manual_seed(0)
+    return EGNN_Network(num_tokens=21, num_positions=64, dim=16, depth=2, num_nearest_neighbors=8, coor_weights_clamp_value=2.0)
+
+
+def _egnn_pytorch_egnn_network_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(0, 21, (2, 32)), torch.randn(2, 32, 3)
+
+
+class _ImageLoss(torch.nn.Module):
+    """An image-quality loss of piq between a restored image and its reference, as a training step computes it."""
+
+    def __init__(self, loss: Any) -> None:
+        super().__init__()
+        self.loss = loss
+
+    def forward(self, restored: torch.Tensor, reference: torch.Tensor) -> torch.Tensor:
+        return self.loss(restored, reference)
+
+
+def _image_pair():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(2, 3, 32, 32), torch.rand(2, 3, 32, 32)
+
+
+@program("piq:ssim_loss", "piq")
+def piq_ssim_loss():  # type: ignore[no-untyped-def]
+    import piq
+
+    return _ImageLoss(piq.SSIMLoss(data_range=1.0))
+
+
+@program("piq:gmsd_loss", "piq")
+def piq_gmsd_loss():  # type: ignore[no-untyped-def]
+    import piq
+
+    return _ImageLoss(piq.GMSDLoss(data_range=1.0))
+
+
+_piq_ssim_loss_inputs = _image_pair
+_piq_gmsd_loss_inputs = _image_pair
+
+
+class _WaveletRoundTrip(torch.nn.Module):
+    """pytorch_wavelets' README: a 2-D wavelet transform of J levels and its inverse."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from pytorch_wavelets import DWTForward, DWTInverse
+
+        self.forward_transform = DWTForward(J=2, mode="zero", wave="db3")
+        self.inverse_transform = DWTInverse(mode="zero", wave="db3")
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        low, high = self.forward_transform(images)
+        return self.inverse_transform((low, high))
+
+
+@program("pytorch_wavelets:dwt_round_trip", "pytorch_wavelets")
+def pytorch_wavelets_dwt_round_trip():  # type: ignore[no-untyped-def]
+    return _WaveletRoundTrip()
+
+
+_pytorch_wavelets_dwt_round_trip_inputs = _images
+
+
+@program("kymatio:scattering2d", "kymatio")
+def kymatio_scattering2d():  # type: ignore[no-untyped-def]
+    from kymatio.torch import Scattering2D
+
+    return Scattering2D(J=2, shape=(32, 32))
+
+
+_kymatio_scattering2d_inputs = _images
+
+
+@program("rtdl_revisiting_models:ft_transformer", "rtdl_revisiting_models")
+def rtdl_revisiting_models_ft_transformer():  # type: ignore[no-untyped-def]
+    from rtdl_revisiting_models import FTTransformer
+
+    torch.manual_seed(0)
+    return FTTransformer(n_cont_features=3, cat_cardinalities=[4, 5], d_out=1, **FTTransformer.get_default_kwargs(n_blocks=2))
+
+
+def _rtdl_revisiting_models_ft_transformer_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 3), torch.stack([torch.randint(0, 4, (2,)), torch.randint(0, 5, (2,))], dim=1)
+
+
+class _DctCompression(torch.nn.Module):
+    """torch-dct's 2-D DCT: keep the low frequencies of each image and transform back (JPEG-like)."""
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        import torch_dct
+
+        coefficients = torch_dct.dct_2d(images, norm="ortho")
+        keep = torch.zeros_like(coefficients)
+        keep[..., :8, :8] = 1
+        return torch_dct.idct_2d(coefficients * keep, norm="ortho")
+
+
+@program("torch_dct:dct_compression", "torch_dct")
+def torch_dct_dct_compression():  # type: ignore[no-untyped-def]
+    return _DctCompression()
+
+
+_torch_dct_dct_compression_inputs = _images
+
+
+@program("tab_transformer_pytorch:tab_transformer", "tab_transformer_pytorch")
+def tab_transformer_pytorch_tab_transformer():  # type: ignore[no-untyped-def]
+    from tab_transformer_pytorch import TabTransformer
+
+    torch.manual_seed(0)
+    return TabTransformer(categories=(10, 5, 6), num_continuous=4, dim=16, dim_out=1, depth=2, heads=4, mlp_act=torch.nn.ReLU())
+
+
+def _tab_transformer_pytorch_tab_transformer_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    categories = torch.stack([torch.randint(0, n, (2,)) for n in (10, 5, 6)], dim=1)
+    return categories, torch.randn(2, 4)
+
+
 def build_program(name: str) -> Any:
     library, build = PROGRAMS[name]
     importlib.import_module(library)
