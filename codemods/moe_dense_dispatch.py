@@ -358,6 +358,8 @@ def _sentinel_experts(
     if not isinstance(root, cst.Name):
         return None
     for value in values.bindings.get(root.value, []):
+        if value is None:
+            continue
         for node in iter_nodes(value):
             if not isinstance(node, cst.Call) or imports.qualify(node.func) != "torch.nn.functional.one_hot":
                 continue
