@@ -32,9 +32,9 @@ class ScalarTensorIndex(Rule):
     graph there: the interval an interpolation finds for a time, `index =
     torch.bucketize(t, knots) - 1` then `knots[index]` and `coeffs[..., index, :]` (torchcde's
     splines and their many copies), or a dense ODE output's `idx = torch.searchsorted(times, t)`
-    then `times[idx - 1]` (torchdiffeq). The index gets a leading dimension of size 1 (`index[None]`),
-    and the dimension it adds to the result is squeezed away: `knots[index[None]].squeeze(0)`,
-    `coeffs[..., index[None], :].squeeze(-index.dim() - 2)`.
+    then `times[idx - 1]` (torchdiffeq). The index gets a dimension of size 1, first (`index[None]`)
+    or, after a `...`, last (`index[..., None]`), and the dimension that adds to the result is
+    squeezed away: `knots[index[None]].squeeze(0)`, `coeffs[..., index[..., None], :].squeeze(-2)`.
 
     ## Why the graph breaks
     PyTorch reads a 0-dim integer tensor used as an index as a Python number, to select one row
@@ -82,7 +82,10 @@ class ScalarTensorIndex(Rule):
         "`searchsorted`, `argmax` (or unpacked from a helper's result) and a run saw the line break: a "
         "0-dim index read as a number (torchcde's splines, torchdiffeq's dense output)"
     )
-    rewrite = "index with `index[None]` and squeeze the dimension that adds: `knots[index[None]].squeeze(0)`"
+    rewrite = (
+        "index with a one-element index and squeeze the dimension that adds: `knots[index[None]].squeeze(0)`, "
+        "`coeffs[..., index[..., None], :].squeeze(-2)`"
+    )
     default = "safe where the result goes into arithmetic; unsafe elsewhere (a copy where the original read a view)"
     trigger_words = ("argmax", "argmin", "argsort", "bucketize", "long", "multinomial", "randint", "searchsorted")
     needs_breaker_call = False
@@ -254,7 +257,8 @@ def _scalar_index(subscript: cst.Subscript, indices: _IndexNames) -> tuple[int, 
 
 
 class _OneElementIndex(cst.CSTTransformer):
-    """`x[..., i, :]` becomes `x[..., i[None], :].squeeze(d)`, d the dimension `i[None]` adds."""
+    """`x[i]` becomes `x[i[None]].squeeze(0)`, `x[..., i, :]` becomes `x[..., i[..., None], :].squeeze(-2)`:
+    the index gets a dimension of size 1, and the dimension that adds to the result is squeezed."""
 
     def __init__(self, found: dict[int, tuple[int, str]]) -> None:
         self.found = found
@@ -263,20 +267,25 @@ class _OneElementIndex(cst.CSTTransformer):
         picked = self.found.get(id(original))
         if picked is None:
             return updated
-        position, name = picked
+        position = picked[0]
         elements = list(updated.slice)
         element = elements[position]
         index = element.slice.value  # type: ignore[union-attr]
         if not isinstance(index, (cst.Name, cst.Subscript, cst.Attribute, cst.Call)) and not index.lpar:
             index = index.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        one_element = cst.Subscript(index, [cst.SubscriptElement(cst.Index(cst.Name("None")))])
-        elements[position] = element.with_changes(slice=cst.Index(one_element))
         before = original.slice[:position]
         after = original.slice[position + 1 :]
         if any(isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis) for e in before):
-            # Counted from the end: the index's own dimensions and the slices after it.
-            dim = f"-{name}.dim() - {len(after) + 1}"
+            # After a `...` the dimensions are counted from the end: a last dimension of size 1 on
+            # the index (`index[..., None]`) lands just before the slices after it.
+            added = [cst.SubscriptElement(cst.Index(cst.Ellipsis())), cst.SubscriptElement(cst.Index(cst.Name("None")))]
+            dim = f"-{len(after) + 1}"
         else:
+            # Counted from the front: a first dimension of size 1 (`index[None]`) lands after the
+            # slices before it.
+            added = [cst.SubscriptElement(cst.Index(cst.Name("None")))]
             dim = str(len(before))
+        one_element = cst.Subscript(index, added)
+        elements[position] = element.with_changes(slice=cst.Index(one_element))
         squeeze = cst.parse_expression(f"_.squeeze({dim})")
         return squeeze.with_changes(func=squeeze.func.with_changes(value=updated.with_changes(slice=elements)))  # type: ignore[attr-defined]

@@ -26,15 +26,15 @@ class CubicSpline(nn.Module):
     def evaluate(self, t):
         fractional_part, index = self._interpret_t(t)
         fractional_part = fractional_part.unsqueeze(-1)
-        inner = 0.5 * self._two_c[..., index[None], :].squeeze(-index.dim() - 2) + self._three_d[..., index[None], :].squeeze(-index.dim() - 2) * fractional_part / 3
-        inner = self._b[..., index[None], :].squeeze(-index.dim() - 2) + inner * fractional_part
-        return self._a[..., index[None], :].squeeze(-index.dim() - 2) + inner * fractional_part
+        inner = 0.5 * self._two_c[..., index[..., None], :].squeeze(-2) + self._three_d[..., index[..., None], :].squeeze(-2) * fractional_part / 3
+        inner = self._b[..., index[..., None], :].squeeze(-2) + inner * fractional_part
+        return self._a[..., index[..., None], :].squeeze(-2) + inner * fractional_part
 
     def derivative(self, t):
         fractional_part, index = self._interpret_t(t)
         fractional_part = fractional_part.unsqueeze(-1)
-        inner = self._two_c[..., index[None], :].squeeze(-index.dim() - 2) + self._three_d[..., index[None], :].squeeze(-index.dim() - 2) * fractional_part
-        return self._b[..., index[None], :].squeeze(-index.dim() - 2) + inner * fractional_part
+        inner = self._two_c[..., index[..., None], :].squeeze(-2) + self._three_d[..., index[..., None], :].squeeze(-2) * fractional_part
+        return self._b[..., index[..., None], :].squeeze(-2) + inner * fractional_part
 
 
 @torch.compile
