@@ -83,7 +83,8 @@ def measure(python: str, package: Path, name: str, backend: str, calls: int, tim
     module = _run([python, "-c", f"import transformers; print(getattr(transformers, {name!r}).__module__)"], timeout).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="moe-cost-") as scratch:
         entry = Path(scratch) / "moe_entry.py"
-        entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"]))
+        # The census's padded form: the call with its attention mask (and labels), as reach.py measures it.
+        entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"], form="padded"))
         site = Path(scratch) / "site"
         copy = copy_package(package, site)
         model_package = copy.joinpath(*module.split(".")[1:-1])
