@@ -40,7 +40,9 @@ segmentation-models-pytorch speechbrain torchaudio transformers==5.24.0`). The h
 second (SECOND_DRAW, spent on 2026-11-28) runs there too: `pip install open_clip_torch denoising_diffusion_pytorch
 torchcde torchdyn pykan perceiver-pytorch torch-harmonics` in `.venv-214`; and the third
 (HELD_OUT_LIBRARIES): `pip install st-moe-pytorch reformer-pytorch performer-pytorch egnn-pytorch piq
-pytorch-wavelets kymatio rtdl-revisiting-models torch-dct tab-transformer-pytorch` in `.venv-214`.
+pytorch-wavelets PyWavelets 'setuptools<81' kymatio 'scipy<1.15' rtdl-revisiting-models torch-dct
+tab-transformer-pytorch` in `.venv-214` (pytorch_wavelets imports `pkg_resources`; kymatio 0.3
+imports scipy's `sph_harm`).
 
 The census is split in two halves, fixed by a hash of each class's model family or program's library (`half()`):
 rules are chosen and tuned on the tuning half only, and the held-out half is only reported; its
