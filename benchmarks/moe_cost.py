@@ -32,13 +32,14 @@ from reach import ENTRY, HERE, PYTHON, _last_json, _load, _run
 # Config keys for the number of experts and for how many each token is routed to, first found wins
 # (a Switch Transformer routes each token to one expert and has no key for it; `top_k` is
 # left out: older configs carry the generation setting of that name).
-EXPERT_KEYS = ("n_routed_experts", "num_local_experts", "num_experts")
-TOP_K_KEYS = ("num_experts_per_tok", "moe_topk", "num_selected_experts")
+EXPERT_KEYS = ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")
+TOP_K_KEYS = ("num_experts_per_tok", "moe_topk", "num_selected_experts", "moe_top_k")
 
 
 def flop_factor(config) -> tuple[int, int] | None:  # type: ignore[no-untyped-def]
-    """(E, k) from a config (or its text sub-config), None when it names no experts."""
-    for candidate in (config, getattr(config, "text_config", None)):
+    """(E, k) from a config (or its text or feed-forward sub-config: DBRX's `ffn_config`), None
+    when it names no experts."""
+    for candidate in (config, getattr(config, "text_config", None), getattr(config, "ffn_config", None)):
         if candidate is None:
             continue
         experts = next((getattr(candidate, key) for key in EXPERT_KEYS if getattr(candidate, key, None)), None)

@@ -192,6 +192,7 @@ def test_the_moe_cost_benchmark_reads_experts_and_top_k_from_the_config(capsys):
     import moe_cost
 
     assert moe_cost.flop_factor(transformers.MixtralConfig()) == (8, 2)
+    assert moe_cost.flop_factor(transformers.DbrxConfig()) == (4, 1)  # in its ffn_config
     assert moe_cost.flop_factor(transformers.SwitchTransformersConfig()) == (8, 1)  # top-1 routing, no key
     assert moe_cost.flop_factor(transformers.LlamaConfig()) is None
     timing = {"cold_s": 2.0, "warm_s": 0.02}
