@@ -10,6 +10,7 @@ import libcst as cst
 from graphweld.analysis.blocks import block_statements, calls_is_compiling
 from graphweld.analysis.names import ImportTable, dotted_name
 from graphweld.analysis.tensors import truth_operands
+from graphweld.analysis.scopes import is_nested_function
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -87,7 +88,7 @@ class EqualityShortcut(Rule):
         guarded = _guarded(node.test, context.regions.imports)
         truth = truth_operands(node.test)
         tests = [
-            test for test in _outermost([n for n in iter_nodes(node.test, prune=_nested_scope) if isinstance(n, cst.Call)], self._is_test, guarded)
+            test for test in _outermost([n for n in iter_nodes(node.test, prune=is_nested_function) if isinstance(n, cst.Call)], self._is_test, guarded)
             # A boolean tensor becomes False only where just its truth is read (not `.float()` of it).
             if id(test) in truth or self._is_test(test, in_condition=False)
         ]
@@ -109,7 +110,7 @@ class EqualityShortcut(Rule):
             return
         small = node.body[0]
         guarded = _guarded(small, context.regions.imports)
-        calls = [n for n in iter_nodes(small, prune=_nested_scope) if isinstance(n, cst.Call)]
+        calls = [n for n in iter_nodes(small, prune=is_nested_function) if isinstance(n, cst.Call)]
         tests = [n for n in _outermost(calls, lambda c, in_condition: self._is_test(c, in_condition), guarded, in_condition=False) if self._kept_or_passed(small, n)]
         if not tests:
             return
@@ -227,7 +228,3 @@ def _guards_a_check(node: cst.If) -> bool:
                 if isinstance(n, cst.Call) and (dotted_name(n.func) or "").split(".")[-1] in ("warn", "warning", "warn_once"):
                     return True
     return False
-
-
-def _nested_scope(node: cst.CSTNode) -> bool:
-    return isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef))

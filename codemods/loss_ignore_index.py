@@ -7,7 +7,7 @@ from typing import Sequence
 import libcst as cst
 
 from graphweld.analysis.names import ImportTable
-from graphweld.analysis.scopes import target_names
+from graphweld.analysis.scopes import is_nested_function, target_names
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
@@ -90,9 +90,9 @@ class LossIgnoreIndex(Rule):
         imports = context.regions.imports
         values = context.function_values(node)
         loss_modules = _loss_modules(node, imports)
-        statements = [s for s in iter_nodes(node.body, prune=_nested_scope) if isinstance(s, cst.SimpleStatementLine)]
+        statements = [s for s in iter_nodes(node.body, prune=is_nested_function) if isinstance(s, cst.SimpleStatementLine)]
         for statement in statements:
-            for call in iter_nodes(statement, prune=_nested_scope):
+            for call in iter_nodes(statement, prune=is_nested_function):
                 if not isinstance(call, cst.Call):
                     continue
                 ignore_index = _loss_ignore_index(call, imports, loss_modules)
@@ -182,15 +182,11 @@ class LossIgnoreIndex(Rule):
         self.propose(statement, replacement, anchor=statement, message=message, safety=Safety.UNSAFE, extra=extra)
 
 
-def _nested_scope(node: cst.CSTNode) -> bool:
-    return isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef))
-
-
 def _loss_modules(function: cst.FunctionDef, imports: ImportTable) -> dict[str, str | None]:
     """Names the function binds once to `nn.CrossEntropyLoss(...)`, with the loss's ignore index
     (None for one that cannot be rewritten: `reduction="none"`, or bound more than once)."""
     found: dict[str, str | None] = {}
-    for node in iter_nodes(function.body, prune=_nested_scope):
+    for node in iter_nodes(function.body, prune=is_nested_function):
         if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             name = node.targets[0].target.value
             value = node.value
@@ -265,7 +261,7 @@ def _selection_binding(
     lines (the branch without a mask binds it unselected)."""
     found = None
     targets: set[int] = set()
-    for statement in iter_nodes(function.body, prune=_nested_scope):
+    for statement in iter_nodes(function.body, prune=is_nested_function):
         if isinstance(statement, (cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.Del)):
             if name in target_names(statement.target):
                 return None

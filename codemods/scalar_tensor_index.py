@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.analysis.names import ImportTable
-from graphweld.analysis.scopes import target_names
+from graphweld.analysis.scopes import is_nested_function, target_names
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -102,7 +102,7 @@ class ScalarTensorIndex(Rule):
         found: dict[int, tuple[int, str]] = {}  # subscript -> (its index element's position, the index's name)
         arithmetic: set[int] = set()
         for small in node.body:
-            for parent in iter_nodes(small, prune=_nested_scope):
+            for parent in iter_nodes(small, prune=is_nested_function):
                 if isinstance(parent, _ARITHMETIC_PARENTS):
                     arithmetic.update(id(child) for child in _operands(parent))
                 if isinstance(parent, cst.Subscript) and id(parent) not in written:
@@ -121,10 +121,6 @@ class ScalarTensorIndex(Rule):
             + ("" if safe else " (unsafe: the result is a copy where the original read a view)")
         )
         self.propose(node, [replacement], anchor=node, message=message, safety=Safety.SAFE if safe else Safety.UNSAFE)  # type: ignore[list-item]
-
-
-def _nested_scope(node: cst.CSTNode) -> bool:
-    return isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef))
 
 
 def _operands(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
@@ -167,7 +163,7 @@ class _IndexNames:
         if name in self.values.parameters:
             return False
         bound = False
-        for node in iter_nodes(self.function.body, prune=_nested_scope):
+        for node in iter_nodes(self.function.body, prune=is_nested_function):
             if isinstance(node, cst.Assign):
                 for target in node.targets:
                     if isinstance(target.target, cst.Name):

@@ -136,6 +136,12 @@ def calls_where_written(statement: cst.BaseStatement) -> list[cst.Call]:
     ]
 
 
+def is_nested_function(node: cst.CSTNode) -> bool:
+    """A function, lambda or class inside the code walked: its body does not run where it is
+    written (comprehensions do, and are walked into)."""
+    return isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef))
+
+
 def nested_scope_or_expression(node: cst.CSTNode) -> bool:
     """Below a nested function or class nothing runs where it is written; below an expression
     or a line of simple statements there are no statements."""
