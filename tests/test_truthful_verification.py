@@ -59,6 +59,59 @@ def test_a_program_that_compiles_itself_with_fullgraph_is_fixed_as_written(workd
     assert "torch.compile(MyModel(), fullgraph=True, dynamic=True)" in entry.read_text()
 
 
+_MASKED_TAGGER = """import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(13, 8)
+        self.classify = nn.Linear(8, 5)
+
+    @torch.compile(fullgraph=True)
+    def forward(self, tokens, tags, padding):
+        logits = self.classify(self.embed(tokens))
+        real = padding == 0
+        {extra}return F.cross_entropy(logits[real], tags[real])
+
+
+def my_model_function():
+    return Tagger()
+
+
+def GetInput():
+    return (torch.randint(0, 13, (3, 5)), torch.randint(0, 5, (3, 5)), torch.tensor([[0, 0, 1, 1, 1], [0, 0, 0, 0, 0], [0, 1, 1, 1, 1]]))
+"""
+
+
+@pytest.mark.parametrize("options", [EAGER, []], ids=["forced-eager-backend", "as-written"])
+def test_what_the_programs_own_fullgraph_captures_is_no_break(tmp_path: Path, options: list[str]):
+    """The program's fullgraph=True compile captures a boolean mask's rows (Dynamo allows
+    data-dependent shapes in a one-graph compile), and it runs. Neither a forced backend nor the
+    fullgraph probe may report a break there that the program never has."""
+    entry = tmp_path / "masked_tagger.py"
+    entry.write_text(_MASKED_TAGGER.format(extra=""))
+    result = invoke("explain", str(entry), *options, "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["compiled_by"] == "entry" and report["sites"] == []
+    assert (report["graphs"], report["graph_breaks"], report["fullgraph"]) == (1, 0, True)
+
+
+def test_a_relaxed_fullgraph_finds_only_the_programs_breaks(tmp_path: Path):
+    """A print fails the program's fullgraph=True compile; measured with it relaxed, the print is
+    the one site: the masked rows, which the program's compile captures, are not a break."""
+    entry = tmp_path / "masked_tagger.py"
+    entry.write_text(_MASKED_TAGGER.format(extra='print("tokens", real.sum())\n        '))
+    result = invoke("explain", str(entry), *EAGER, "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["fullgraph"] is False and "masked_tagger.py:16" in report["fullgraph_error"]
+    assert [(site["line"], site["rule"]) for site in report["sites"]] == [(16, "isolate-io")]
+
+
 def test_a_site_whose_first_fix_fails_gets_its_next(workdir: Path):
     """branch-to-where computes both sides, and the untaken one divides by zero; branch-to-cond,
     the next fix in the engine's order, runs only the taken side and verifies."""

@@ -675,10 +675,12 @@ class ProgramCompiles:
     compiles those with `fullgraph=False` instead, so that their breaks are logged rather than
     raised. Compiles torch makes for itself (`torch.cond` run eagerly compiles its branches) are
     not the program's. Installed before the entry is loaded: a decorator compiles when its
-    module is imported."""
+    module is imported. Dynamo's switches are global: a program that mixes fullgraph=True compiles
+    with others, relaxed or under a forced backend, has the others capture as fullgraph does too."""
 
-    def __init__(self, relax: bool) -> None:
+    def __init__(self, relax: bool, backend_forced: bool = False) -> None:
         self.relax = relax
+        self.backend_forced = backend_forced
         self.made_any = False
         self.fullgraph_requested = False
 
@@ -695,9 +697,26 @@ class ProgramCompiles:
                     watcher.fullgraph_requested = True
                     if watcher.relax:
                         kwargs["nopython"] = False
+                    if watcher.relax or watcher.backend_forced:
+                        # Relaxed, or recompiled by a forced backend (which drops the request),
+                        # the compile still captures what fullgraph=True captures without a break
+                        # (an `.item()`, a boolean mask's rows): the breaks found are the program's.
+                        _capture_as_fullgraph_does()
             return original(rebuild_ctx, *args, **kwargs)
 
         eval_frame._optimize = _optimize
+
+
+# Dynamo's switches that `fullgraph=True` turns on for its own compile (its shape environment
+# allows scalar outputs and data-dependent output shapes whenever the compile is one graph).
+FULLGRAPH_CAPTURES = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+
+
+def _capture_as_fullgraph_does() -> None:
+    import torch._dynamo
+
+    for name in FULLGRAPH_CAPTURES:
+        setattr(torch._dynamo.config, name, True)
 
 
 # Where torch.compile's call forms lead to `_optimize`: the frame before them made the call.
@@ -930,7 +949,10 @@ def _fullgraph(program: Program, compiled_by: str, dynamic: Any) -> dict[str, An
                 error_on_graph_break = getattr(torch._dynamo, "error_on_graph_break", None)
                 if error_on_graph_break is None:  # torch < 2.9: cannot be asked of the program's compiles
                     return {"fullgraph": None}
-                with error_on_graph_break(True), stance("default", "eager"):
+                # The forced backend recompiles each frame without its own fullgraph=True, so
+                # what that request captures is switched on here as it would be.
+                captures = torch._dynamo.config.patch(**dict.fromkeys(FULLGRAPH_CAPTURES, True))
+                with error_on_graph_break(True), captures, stance("default", "eager"):
                     program.call(model, value)
         return {"fullgraph": True}
     except Exception as exc:  # any failure means fullgraph=True does not hold
@@ -998,7 +1020,7 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         # Dynamo draws `np.random` from torch's generator unless told otherwise: a run whose
         # outputs are compared with eager's draws NumPy's (each draw then breaks the graph).
         torch._dynamo.config.use_numpy_random_stream = True
-    programs = ProgramCompiles(relax=bool(request.get("relax_fullgraph")))
+    programs = ProgramCompiles(relax=bool(request.get("relax_fullgraph")), backend_forced="backend" in request["compile_options"])
     programs.install()
     module = _load_entry(request["entry"], overlay)
     factory = request.get("factory") or "my_model_function"
