@@ -38,7 +38,9 @@ class _Instrumentation:
         self.records: list[list[str]] = []
         self.log = None
         self.graphs: GraphCounter | None = None
-        self.programs = ProgramCompiles(relax=bool(request.get("relax_fullgraph")))
+        self.programs = ProgramCompiles(
+            relax=bool(request.get("relax_fullgraph")), backend_forced="backend" in request.get("compile_options", {})
+        )
         self.torch = None
 
     def start(self) -> None:
