@@ -929,13 +929,14 @@ def _compiled_run(program: Program, request: dict[str, Any], programs: ProgramCo
     if programs.relax:
         fields["fullgraph_relaxed"] = True
     elif request.get("check_fullgraph", True):
-        fields.update(_fullgraph(program, compiled_by, options.get("dynamic")))
+        fields.update(_fullgraph(program, compiled_by, options.get("dynamic"), programs.fullgraph_requested))
     return fields, records
 
 
-def _fullgraph(program: Program, compiled_by: str, dynamic: Any) -> dict[str, Any]:
+def _fullgraph(program: Program, compiled_by: str, dynamic: Any, requested: bool) -> dict[str, Any]:
     """Whether every compiled frame compiles to one graph: `fullgraph=True` on the model the runner
-    compiles, or `torch._dynamo.error_on_graph_break(True)` around the program's own compiles."""
+    compiles, or `torch._dynamo.error_on_graph_break(True)` around the program's own compiles (as
+    they are: with what their own `fullgraph=True`, when `requested`, captures)."""
     import torch
     import torch._dynamo
 
@@ -949,9 +950,9 @@ def _fullgraph(program: Program, compiled_by: str, dynamic: Any) -> dict[str, An
                 error_on_graph_break = getattr(torch._dynamo, "error_on_graph_break", None)
                 if error_on_graph_break is None:  # torch < 2.9: cannot be asked of the program's compiles
                     return {"fullgraph": None}
-                # The forced backend recompiles each frame without its own fullgraph=True, so
-                # what that request captures is switched on here as it would be.
-                captures = torch._dynamo.config.patch(**dict.fromkeys(FULLGRAPH_CAPTURES, True))
+                # The forced backend recompiles each frame without the program's fullgraph=True,
+                # so what that request captures is switched on here as it would be.
+                captures = torch._dynamo.config.patch(**dict.fromkeys(FULLGRAPH_CAPTURES, True)) if requested else contextlib.nullcontext()
                 with error_on_graph_break(True), captures, stance("default", "eager"):
                     program.call(model, value)
         return {"fullgraph": True}
