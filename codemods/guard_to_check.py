@@ -7,7 +7,7 @@ import libcst as cst
 from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
-from graphweld.analysis.tensors import FunctionValues, conjuncts
+from graphweld.analysis.tensors import TENSOR_METHODS, FunctionValues, conjuncts
 
 
 class GuardToCheck(Rule):
@@ -78,6 +78,14 @@ class GuardToCheck(Rule):
     the rewrite is dropped), and the message is a string literal, a formatted one (its text kept)
     or absent. Unsafe: a failed check raises `RuntimeError` instead of `AssertionError`
     (asynchronously on CUDA), and the check now runs under `python -O` too.
+
+    A run sees only the first such check of a frame: Dynamo stops there (in a loop it skips the
+    whole frame), so the checks after it are never traced. piq's and speechbrain's input check,
+    `assert lo <= t.min(), ...` then `assert t.max() <= hi, ...` in a loop over the inputs, breaks
+    at the first only. A later `assert` or `if ...: raise` of the same function whose test calls a
+    tensor-returning method (`max`, `sum`, `any`, ...) of a name the broken check read is taken as
+    seen too; the rewrite is verified like any other (a name that is no tensor makes the run fail,
+    and it is dropped).
 
     The mechanism is the same when an operand reads the tensor's value into Python with `.item()`
     only to test it (GB0124 at the `.item()`): `assert lengths.max().item() <= slen` (XLM and
@@ -180,7 +188,7 @@ class GuardToCheck(Rule):
         def is_tensor(operand: cst.BaseExpression) -> bool:
             return id(operand) in made or values.is_tensor(operand)
 
-        seen_by_run = context.branches_on_tensor_per_run(node)
+        seen_by_run = context.branches_on_tensor_per_run(node) or self._behind_a_check_the_run_saw(node, statement.test, function)
         # `A or B`, `not A` on tensors: Python's `or` and `not` ask for the value (and break), so
         # they become `torch.logical_or` / `logical_not` of the tensors.
         logical = [_logical(operand, values, context.module, torch_name, seen_by_run) for operand in operands]
@@ -239,7 +247,11 @@ class GuardToCheck(Rule):
         if not isinstance(raised, cst.Raise) or raised.exc is None:
             return
         values = context.function_values(function)
-        on_tensor = values.decides_on_tensor(node.test) or context.branches_on_tensor_per_run(node)
+        on_tensor = (
+            values.decides_on_tensor(node.test)
+            or context.branches_on_tensor_per_run(node)
+            or self._behind_a_check_the_run_saw(node, node.test, function)
+        )
         on_scalar = not on_tensor and _reads_item(node.test, values)
         if not (on_tensor or on_scalar):
             return
@@ -280,6 +292,88 @@ class GuardToCheck(Rule):
                 f"the graph stays whole only with capture_scalar_outputs{_WITHOUT_VALUES if formatted else ''})"
             )
         self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
+
+
+    def _behind_a_check_the_run_saw(self, node: cst.CSTNode, test: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+        """Whether an earlier check of the same function (an `assert` or an `if ...: raise`) is where
+        a run saw Dynamo stop on a tensor's value, and this test calls a method of a name that check
+        reads (piq's `assert t.max() <= hi` after `assert lo <= t.min()`). Dynamo never traced past
+        that check (in a loop it skips the whole frame), so the run's silence here is no evidence;
+        the earlier break says what the name holds. Verification judges the rewrite as any other."""
+        context = self.context
+        if not context.data_dependent_lines:
+            return False
+        receivers = _method_receivers(test)
+        if not receivers:
+            return False
+        for check, checked in _checks_in(function):
+            if check is node:
+                return False
+            if context.branches_on_tensor_per_run(check) and receivers & _names_read(checked):
+                return True
+        return False
+
+
+def _checks_in(function: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
+    """The function's checks in source order, each with the test it decides on: `assert <test>`
+    lines and `if <test>:` statements (nested functions and classes left out)."""
+    found: list[tuple[cst.CSTNode, cst.BaseExpression]] = []
+
+    class Checks(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+            if len(node.body) == 1 and isinstance(node.body[0], cst.Assert):
+                found.append((node, node.body[0].test))
+            return False
+
+        def visit_If(self, node: cst.If) -> None:
+            found.append((node, node.test))
+
+    function.visit(Checks())
+    return found
+
+
+def _method_receivers(test: cst.BaseExpression) -> set[str]:
+    """Names whose tensor-returning methods the test calls (`t` in `t.max() <= hi`; not in
+    `t.dim() >= 4`, a number Dynamo knows while tracing)."""
+    found: set[str] = set()
+
+    class Receivers(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in TENSOR_METHODS:
+                found.add(func.value.value)
+
+    test.visit(Receivers())
+    return found
+
+
+def _names_read(test: cst.BaseExpression) -> set[str]:
+    """The names a test reads (not attribute names or keywords)."""
+    found: set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+    test.visit(Names())
+    return found
 
 
 # Operands that may be Python values: `_assert_async` takes tensors only.

@@ -84,6 +84,13 @@ def before_and_after(case: str) -> tuple[object, object]:
         ),
         ("guard-to-check/fstring_message_keeps_its_text", "check_window", [(torch.tensor([0, 3, 1]), 4)]),
         ("guard-to-check/or_and_not_become_logical", "check", [(torch.arange(4.0),), (torch.arange(4.0).flip(0),)]),
+        # piq's and speechbrain's input checks: the assert on the maximum, behind the one the run saw.
+        ("guard-to-check/asserts_behind_the_one_the_run_saw", "ssim_like", [(torch.rand(1, 3, 8, 8), torch.rand(1, 3, 8, 8))]),
+        (
+            "guard-to-check/parenthesized_messages_behind_the_one_the_run_saw",
+            "ssim_loss",
+            [(torch.rand(1, 3, 8, 8), torch.rand(1, 3, 8, 8))],
+        ),
         # torchdiffeq's and torchsde's interpolation modules, which import nothing: `import torch` added.
         (
             "guard-to-check/module_without_torch_import",
@@ -265,6 +272,18 @@ def test_a_failed_assertion_still_fails_with_its_message():
     torch._dynamo.reset()
     with pytest.raises(RuntimeError, match="NaN detected"):
         after.observe(nan)
+
+
+def test_a_value_out_of_range_still_fails_the_check_behind_the_one_the_run_saw():
+    """piq's range check, rewritten: a maximum above the range fails the second check, in the graph."""
+    before, after = before_and_after("guard-to-check/asserts_behind_the_one_the_run_saw")
+    too_bright = torch.full((1, 3, 4, 4), 2.0)
+    torch._dynamo.reset()
+    with pytest.raises(AssertionError, match="lower or equal"):
+        before.ssim_like(too_bright, too_bright)
+    torch._dynamo.reset()
+    with pytest.raises(RuntimeError, match="lower or equal"):
+        torch.compile(after.ssim_like)(too_bright, too_bright)
 
 
 IBERT_OBSERVER = '''import torch
