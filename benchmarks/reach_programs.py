@@ -33,6 +33,8 @@ PROGRAMS: dict[str, tuple[str, Callable[[], Any]]] = {}
 PACKAGES = {
     "gpytorch": ("gpytorch", "linear_operator"),
     "botorch": ("botorch", "gpytorch", "linear_operator"),
+    # Its local heads are local-attention's LocalAttention (the same draw).
+    "linear_attention_transformer": ("linear_attention_transformer", "local_attention"),
     # sbi's density estimators are nflows' and zuko's flows (both in the tuning half) behind its own wrappers.
     "sbi": ("sbi", "nflows", "zuko"),
     # torchcde's cdeint is torchdiffeq's odeint (a tuning library) over the spline's vector field.
@@ -2079,6 +2081,186 @@ def _call(program: Any, inputs: Any) -> Any:
     if isinstance(inputs, tuple):
         return program(*inputs)
     return program(inputs)
+
+
+# -- the held-out half drawn fourth on 2026-11-28 (reach.py FOURTH_DRAW, committed before this was
+# written): one or two programs each, as the library's README builds what its users compile; small
+# widths and depths, nothing tuned on. They run with `--python .venv-214/bin/python` (`pip install
+# pytorch-crf neuraloperator conformer local-attention nystrom-attention siren-pytorch
+# info-nce-pytorch linear-attention-transformer`).
+
+
+class _CrfTagger(torch.nn.Module):
+    """pytorch-crf's README: a CRF over a tagger's emissions; the loss is its negative log-likelihood."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from torchcrf import CRF
+
+        self.emit = torch.nn.Linear(16, 5)
+        self.crf = CRF(5, batch_first=True)
+
+    def forward(self, features: torch.Tensor, tags: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return -self.crf(self.emit(features), tags, mask=mask)
+
+
+@program("torchcrf:crf_loss", "torchcrf")
+def torchcrf_crf_loss():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _CrfTagger()
+
+
+def _torchcrf_crf_loss_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    mask = torch.ones(2, 8, dtype=torch.bool)
+    mask[1, 5:] = False
+    return torch.randn(2, 8, 16), torch.randint(0, 5, (2, 8)), mask
+
+
+@program("neuralop:fno", "neuralop")
+def neuralop_fno():  # type: ignore[no-untyped-def]
+    from neuralop.models import FNO
+
+    torch.manual_seed(0)
+    return FNO(n_modes=(8, 8), hidden_channels=16, in_channels=1, out_channels=1)
+
+
+def _neuralop_fno_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 1, 32, 32)
+
+
+@program("conformer:conformer", "conformer")
+def conformer_conformer():  # type: ignore[no-untyped-def]
+    from conformer import Conformer
+
+    torch.manual_seed(0)
+    return Conformer(dim=32, depth=2, dim_head=8, heads=4, ff_mult=2, conv_expansion_factor=2, conv_kernel_size=7)
+
+
+def _conformer_conformer_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 64, 32)
+
+
+@program("local_attention:local_transformer", "local_attention")
+def local_attention_local_transformer():  # type: ignore[no-untyped-def]
+    from local_attention import LocalTransformer
+
+    torch.manual_seed(0)
+    return LocalTransformer(num_tokens=256, dim=32, depth=2, max_seq_len=128, causal=True, local_attn_window_size=16)
+
+
+def _local_attention_local_transformer_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(0, 256, (2, 128))
+
+
+class _MaskedLocalAttention(torch.nn.Module):
+    """local-attention's README: `LocalAttention` over queries, keys and values with a padding mask."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from local_attention import LocalAttention
+
+        self.attn = LocalAttention(dim=16, window_size=16, causal=False, look_backward=1, look_forward=1, autopad=True)
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.attn(q, k, v, mask=mask)
+
+
+@program("local_attention:masked_attention", "local_attention")
+def local_attention_masked_attention():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _MaskedLocalAttention()
+
+
+def _local_attention_masked_attention_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    mask = torch.ones(2, 60, dtype=torch.bool)
+    mask[1, 40:] = False
+    return torch.randn(2, 4, 60, 16), torch.randn(2, 4, 60, 16), torch.randn(2, 4, 60, 16), mask
+
+
+class _MaskedNystrom(torch.nn.Module):
+    """nystrom-attention's README: `Nystromformer` over a sequence with a padding mask."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from nystrom_attention import Nystromformer
+
+        self.model = Nystromformer(dim=32, dim_head=8, heads=4, depth=2, num_landmarks=16, pinv_iterations=6)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.model(x, mask=mask)
+
+
+@program("nystrom_attention:nystromformer", "nystrom_attention")
+def nystrom_attention_nystromformer():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _MaskedNystrom()
+
+
+def _nystrom_attention_nystromformer_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    mask = torch.ones(2, 100, dtype=torch.bool)
+    mask[1, 70:] = False
+    return torch.randn(2, 100, 32), mask
+
+
+@program("siren_pytorch:siren_wrapper", "siren_pytorch")
+def siren_pytorch_siren_wrapper():  # type: ignore[no-untyped-def]
+    from siren_pytorch import SirenNet, SirenWrapper
+
+    torch.manual_seed(0)
+    net = SirenNet(dim_in=2, dim_hidden=32, dim_out=3, num_layers=3, w0_initial=30.0)
+    return SirenWrapper(net, image_width=16, image_height=16)
+
+
+def _siren_pytorch_siren_wrapper_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(1, 3, 16, 16)
+
+
+class _InfoNceHead(torch.nn.Module):
+    """info-nce-pytorch's README: InfoNCE between two views' embeddings, with unpaired negatives."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from info_nce import InfoNCE
+
+        self.project = torch.nn.Linear(32, 16)
+        self.loss = InfoNCE(negative_mode="unpaired")
+
+    def forward(self, query: torch.Tensor, positive: torch.Tensor, negatives: torch.Tensor) -> torch.Tensor:
+        return self.loss(self.project(query), self.project(positive), self.project(negatives))
+
+
+@program("info_nce:info_nce_loss", "info_nce")
+def info_nce_info_nce_loss():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _InfoNceHead()
+
+
+def _info_nce_info_nce_loss_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(8, 32), torch.randn(8, 32), torch.randn(12, 32)
+
+
+@program("linear_attention_transformer:lm", "linear_attention_transformer")
+def linear_attention_transformer_lm():  # type: ignore[no-untyped-def]
+    from linear_attention_transformer import LinearAttentionTransformerLM
+
+    torch.manual_seed(0)
+    return LinearAttentionTransformerLM(
+        num_tokens=256, dim=32, heads=4, depth=2, max_seq_len=128, causal=True, dim_head=8, blindspot_size=16,
+        n_local_attn_heads=2, local_attn_window_size=16, ff_chunks=2, shift_tokens=True,
+    )  # fmt: skip
+
+
+def _linear_attention_transformer_lm_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(0, 256, (2, 128))
 
 
 def probe(name: str) -> dict[str, Any]:
