@@ -10,7 +10,7 @@ import libcst as cst
 from graphweld.analysis.blocks import block_statements, calls_is_compiling
 from graphweld.analysis.names import ImportTable, dotted_name
 from graphweld.analysis.tensors import truth_operands
-from graphweld.analysis.scopes import is_nested_function
+from graphweld.analysis.scopes import is_nested_function, loaded_names
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -20,6 +20,7 @@ _BOOL_COMPARISONS = frozenset({"equal", "allclose"})
 _REDUCTIONS = frozenset({"all"})
 _COMPARE_CALL = re.compile(r"\b(?:equal|allclose)\s*\(")
 _ALL_CALL = re.compile(r"\ball\s*\(")
+_ANY_CALL = re.compile(r"\bany\s*\(")
 
 
 class EqualityShortcut(Rule):
@@ -31,6 +32,15 @@ class EqualityShortcut(Rule):
     in a flag (`x1_eq_x2 = torch.equal(x1, x2)`, GPyTorch's kernels) or passed on as an argument;
     and an `if` on `torch.all(mask == 1)` or `(a == b).all()` (Hugging Face's "the mask keeps every
     position, so drop it").
+
+    The mirror shortcut: `if M.any():` around updates that change nothing where `M` selects
+    nothing, so the test only skips work. Each name read after the `if` is rebound to a value equal
+    to its own where the mask is false (`x = torch.where(M[..., None], new, x)`, tab-transformer's
+    special-token embedding; `x = x.masked_fill(M, v)`; a temporary holding one, botorch's swap of
+    bounds `c = torch.where(M, -b, a)` ... `a = c`), each in-place write is `t.masked_fill_(M, v)`
+    (the pads of RAG's loss in transformers), and every other name it binds is read only inside
+    it. `M` may be broadcast (`M[:, None]`, `M.unsqueeze(-1)`). The general path is the update:
+    `if torch.compiler.is_compiling() or M.any():`.
 
     ## Why the graph breaks
     `torch.equal` and `torch.allclose` return a Python bool computed from the values ("Data
@@ -57,6 +67,13 @@ class EqualityShortcut(Rule):
     matrix whose diagonal the shortcut zeroes exactly, where the general path leaves rounding
     error). Eager runs take the shortcut as before. Tests that guard a `raise` or a warning are
     checks, not shortcuts, and are left alone; so are `while` tests and `elif`s.
+
+    For an `M.any()` shortcut the compiled call always makes the update: its other work runs
+    (a module call in it, such as an embedding, runs on every call; one that draws random numbers
+    would draw them), `torch.where` broadcasts and promotes (the update must keep the value's shape
+    and dtype, as it does when some element is selected), and a parameter used only by the update
+    gets a zero gradient where it got none (an optimizer that skips parameters without a gradient
+    now steps them: Adam's momentum moves them).
     """
 
     id = "equality-shortcut"
@@ -65,11 +82,15 @@ class EqualityShortcut(Rule):
     # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
     finds = (
         "`torch.equal(a, b)` / `torch.allclose(a, b)` in an `if`, a flag or an argument, and `if torch.all(mask == 1):`"
-        " or `if (a == b).all():` choosing a shortcut, in a compiled region"
+        " or `if (a == b).all():` choosing a shortcut, in a compiled region; `if mask.any():` skipping an update"
+        " that changes nothing where the mask selects nothing (`x = torch.where(mask, new, x)`, `t.masked_fill_(mask, v)`)"
     )
-    rewrite = "`(not torch.compiler.is_compiling() and <test>)`: the general path while compiling"
+    rewrite = (
+        "`(not torch.compiler.is_compiling() and <test>)`: the general path while compiling (for `mask.any()`, "
+        "`torch.compiler.is_compiling() or mask.any()`: the update)"
+    )
     default = "unsafe: the general path must give what the shortcut gives for equal values"
-    trigger_words = ("equal", "allclose", "all")
+    trigger_words = ("equal", "allclose", "all", "any")
     needs_breaker_call = False
     node_types = (cst.If, cst.SimpleStatementLine)
 
@@ -80,10 +101,15 @@ class EqualityShortcut(Rule):
         text = context.text
         self._compares = text is None or (("equal" in text or "allclose" in text) and _COMPARE_CALL.search(text) is not None)
         self._tests = self._compares or text is None or _ALL_CALL.search(text) is not None
+        self._anys = text is None or _ANY_CALL.search(text) is not None
 
     def visit_If(self, node: cst.If) -> None:
         context = self.context
-        if not self._tests or id(node) in context.elif_nodes or not self._in_region(node):
+        if id(node) in context.elif_nodes:
+            return
+        if self._anys and self._any_skips_a_masked_update(node):
+            return
+        if not self._tests or not self._in_region(node):
             return
         guarded = _guarded(node.test, context.regions.imports)
         truth = truth_operands(node.test)
@@ -101,6 +127,37 @@ class EqualityShortcut(Rule):
         whole = len(tests) == 1 and tests[0] is node.test
         test = node.test.visit(_GeneralPath({id(t) for t in tests}, torch_name, bare=node.test if whole else None))
         self._propose(node, [node.with_changes(test=test)], tests[0])
+
+    def _any_skips_a_masked_update(self, node: cst.If) -> bool:
+        """`if M.any():` (or `torch.any(M)`) around updates that leave every value as it was where
+        `M` is false: `x = torch.where(M, new, x)`, `t.masked_fill_(M, v)`, and temporaries for
+        them. When nothing is selected the updates change nothing, so the test only saves work:
+        while compiling the updates run. Proposed here (and True) or left to the other forms."""
+        context = self.context
+        mask = _any_of(node.test, context.regions.imports)
+        function = context.current_function
+        if node.orelse is not None or mask is None or function is None or not self._in_region(node):
+            return False
+        values = context.function_values(function)
+        if not (values.decides_on_tensor(node.test) or context.branches_on_tensor_per_run(node)):
+            return False
+        outside = loaded_names([function.body], skip=node)
+        if not _only_masked_updates(block_statements(node.body), mask, outside, context.regions.imports):
+            return False
+        torch_name = context.torch_name()
+        if torch_name is None:
+            return False
+        test = cst.BooleanOperation(
+            left=cst.parse_expression(f"{torch_name}.compiler.is_compiling()"), operator=cst.Or(), right=node.test
+        )
+        message = (
+            f"`if {context.code(node.test)}:` reads a tensor's value to skip an update that changes nothing where "
+            "the mask selects nothing, which breaks the graph; make the update while compiling (unsafe: the "
+            "update's other work now runs on every compiled call, and `torch.where` must keep the value's "
+            "shape and dtype)"
+        )
+        self.propose(node, [node.with_changes(test=test)], anchor=node, message=message, safety=Safety.UNSAFE, form="any")
+        return True
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         context = self.context
@@ -228,3 +285,90 @@ def _guards_a_check(node: cst.If) -> bool:
                 if isinstance(n, cst.Call) and (dotted_name(n.func) or "").split(".")[-1] in ("warn", "warning", "warn_once"):
                     return True
     return False
+
+
+def _any_of(test: cst.BaseExpression, imports: ImportTable) -> str | None:
+    """The name `M` of a test `M.any()` or `torch.any(M)`; None for any other test."""
+    if not isinstance(test, cst.Call):
+        return None
+    if isinstance(test.func, cst.Attribute) and test.func.attr.value == "any" and not test.args:
+        receiver = test.func.value
+        return receiver.value if isinstance(receiver, cst.Name) else None
+    if imports.qualify(test.func) == "torch.any" and len(test.args) == 1 and test.args[0].keyword is None:
+        value = test.args[0].value
+        return value.value if isinstance(value, cst.Name) else None
+    return None
+
+
+def _is_mask(node: cst.BaseExpression, mask: str) -> bool:
+    """`M` itself, or `M` given size-1 dimensions to broadcast (`M[..., None]`, `M[:, None]`, `M.unsqueeze(-1)`)."""
+    if isinstance(node, cst.Name):
+        return node.value == mask
+    if isinstance(node, cst.Subscript):
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Slice):
+                if any(part is not None for part in (index.lower, index.upper, index.step)):
+                    return False
+            elif not (isinstance(index.value, cst.Ellipsis) or (isinstance(index.value, cst.Name) and index.value.value == "None")):
+                return False
+        return _is_mask(node.value, mask)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "unsqueeze":
+        return _is_mask(node.func.value, mask)
+    return False
+
+
+def _kept_where_false(value: cst.BaseExpression, mask: str, imports: ImportTable, selected: dict[str, str]) -> str | None:
+    """The name whose value `value` is wherever the mask is false: `x` for `torch.where(M, new, x)`
+    and `x.masked_fill(M, v)`, and for a temporary holding one of those; None otherwise."""
+    if isinstance(value, cst.Name):
+        return selected.get(value.value)
+    if not isinstance(value, cst.Call) or any(arg.star or arg.keyword is not None for arg in value.args):
+        return None
+    arguments = [arg.value for arg in value.args]
+    if imports.qualify(value.func) == "torch.where" and len(arguments) == 3:
+        kept = arguments[2]
+        return kept.value if _is_mask(arguments[0], mask) and isinstance(kept, cst.Name) else None
+    if isinstance(value.func, cst.Attribute) and value.func.attr.value == "masked_fill" and len(arguments) == 2:
+        kept = value.func.value
+        return kept.value if _is_mask(arguments[0], mask) and isinstance(kept, cst.Name) else None
+    return None
+
+
+def _only_masked_updates(statements: Sequence[cst.BaseStatement], mask: str, outside: set[str], imports: ImportTable) -> bool:
+    """Whether the statements change nothing that outlives them where the mask is false: each
+    name read outside them is rebound to a value equal to its own there (`x = torch.where(M, new,
+    x)`, or a temporary holding one: botorch's `c = torch.where(M, -b, a)` ... `a = c`), each
+    in-place write is `t.masked_fill_(M, v)`, and every other name they bind is read only by them."""
+    selected: dict[str, str] = {}  # a temporary -> the name whose value it holds where the mask is false
+    updates = 0
+    for statement in statements:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return False
+        small = statement.body[0]
+        if isinstance(small, cst.Expr):
+            call = small.value
+            if not (
+                isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "masked_fill_"
+                and len(call.args) == 2 and all(arg.keyword is None and not arg.star for arg in call.args)
+                and isinstance(call.func.value, cst.Name) and call.func.value.value != mask and _is_mask(call.args[0].value, mask)
+            ):  # fmt: skip
+                return False
+            updates += 1
+            continue
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+            return False
+        name = small.targets[0].target.value
+        if name == mask:
+            return False
+        kept = _kept_where_false(small.value, mask, imports, selected)
+        # A temporary that holds `name`'s old value no longer holds the name's value.
+        selected = {temporary: base for temporary, base in selected.items() if base != name and temporary != name}
+        if name not in outside:
+            if kept is not None:
+                selected[name] = kept
+            continue
+        if kept != name:
+            return False
+        updates += 1
+    return updates > 0
