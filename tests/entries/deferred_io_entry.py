@@ -1,6 +1,7 @@
 """The only I/O of a compiled forward: a checkpoint of a tensor written in place afterwards, and a
 print of a value."""
 
+import atexit
 import os
 import tempfile
 
@@ -8,6 +9,8 @@ import torch
 import torch.nn as nn
 
 CHECKPOINT = os.path.join(tempfile.gettempdir(), f"graphweld_deferred_io_{os.getpid()}.pt")
+# Removed when the process ends: the test's runs leave nothing behind.
+atexit.register(lambda: os.path.exists(CHECKPOINT) and os.remove(CHECKPOINT))
 
 
 class Model(nn.Module):
