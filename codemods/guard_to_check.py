@@ -59,7 +59,10 @@ class GuardToCheck(Rule):
     attribute or a literal) read twice. An operand written with Python's `or` or `not` on tensors
     (torchdiffeq's `assert diff.all() or (~diff).all()`, `assert not x.isnan().any()`) asks for the
     value just as the `assert` does: it becomes `torch.logical_or` / `torch.logical_not` of the
-    tensors (both sides now evaluated, as they are pure tensor reads). In a module that imports nothing (torchdiffeq's and
+    tensors (both sides now evaluated, as they are pure tensor reads). A flag bound to Python's
+    `and`, `or` or `not` is `False` on one input and a tensor on another (pytorch-crf's
+    `no_empty_seq = not self.batch_first and mask[0].all()`): it is read through `torch.as_tensor`.
+    In a module that imports nothing (torchdiffeq's and
     torchsde's interpolation modules only call tensor methods), `import torch` is added above its
     first definition.
 

@@ -286,6 +286,24 @@ def test_a_value_out_of_range_still_fails_the_check_behind_the_one_the_run_saw()
         torch.compile(after.ssim_like)(too_bright, too_bright)
 
 
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_a_check_on_flags_that_may_be_python_bools_compiles_whole_and_still_fails(batch_first: bool):
+    """pytorch-crf's mask check: each flag is `False` or a tensor, by the setting; checked in the graph either way."""
+    before, after = before_and_after("guard-to-check/flag_from_python_and")
+    mask = torch.ones(3, 4, dtype=torch.bool)
+    mask[2:, 1] = False
+    emissions = torch.randn(3, 4, 5)
+    original = compile_stats(before.CRF(batch_first), emissions, mask)
+    rewritten = compile_stats(after.CRF(batch_first), emissions, mask)
+    assert original.frames > 1 or original.skipped_frames
+    assert (rewritten.graphs, rewritten.frames, rewritten.skipped_frames) == (1, 1, 0)
+    torch.testing.assert_close(rewritten.result, original.result, rtol=0, atol=0)
+    empty_first = torch.zeros(3, 4, dtype=torch.bool)
+    torch._dynamo.reset()
+    with pytest.raises(RuntimeError, match="first timestep"):
+        torch.compile(after.CRF(batch_first), backend="eager")(emissions, empty_first)
+
+
 IBERT_OBSERVER = '''import torch
 import torch.nn as nn
 

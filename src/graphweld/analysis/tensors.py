@@ -242,7 +242,18 @@ class FunctionValues:
         code = source(test, module)
         if self.is_boolean(test):
             return code
+        if isinstance(test, cst.Name) and self.may_be_python_flag(test.value):
+            return f"{torch_name}.as_tensor({code}).bool()"
         return f"{code}.bool()" if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else f"({code}).bool()"
+
+    def may_be_python_flag(self, name: str) -> bool:
+        """Whether `name` is bound once to Python's `and`, `or` or `not`, which give a Python bool
+        or one of their operands (pytorch-crf's `no_empty_seq = not self.batch_first and
+        mask[0].all()`): a tensor on one input, `False` on another."""
+        value = self.single_value(name)
+        return isinstance(value, cst.BooleanOperation) or (
+            isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not)
+        )
 
     def impurity(self, node: cst.BaseExpression) -> str | None:
         """Why computing the expression on every input could differ from computing it only where the
