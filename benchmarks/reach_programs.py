@@ -2067,6 +2067,159 @@ def build_program(name: str) -> Any:
     return build()
 
 
+# -- the held-out half drawn fifth on 2026-11-28 (reach.py FIFTH_DRAW, committed before this was
+# written): one or two programs each, as the library's README builds what its users compile; small
+# widths and depths, nothing tuned on. They run with `--python .venv-214/bin/python` (`pip install
+# encodec torchlibrosa pytorch-toolbelt mlp-mixer-pytorch hamburger-pytorch axial-attention
+# gated-state-spaces-pytorch memory-efficient-attention-pytorch`).
+
+
+@program("encodec:encodec", "encodec")
+def encodec_encodec():  # type: ignore[no-untyped-def]
+    from encodec import EncodecModel
+
+    torch.manual_seed(0)
+    model = EncodecModel.encodec_model_24khz(pretrained=False)
+    model.set_target_bandwidth(6.0)
+    return model
+
+
+def _encodec_encodec_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(1, 1, 2400)
+
+
+class _LogMel(torch.nn.Module):
+    """torchlibrosa's README (the PANNs front end): a spectrogram, then log-mel filter banks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from torchlibrosa.stft import LogmelFilterBank, Spectrogram
+
+        self.spectrogram = Spectrogram(n_fft=256, hop_length=80, win_length=256, window="hann", center=True, pad_mode="reflect")
+        self.logmel = LogmelFilterBank(sr=8000, n_fft=256, n_mels=32, fmin=50, fmax=4000, ref=1.0, amin=1e-10, top_db=None)
+
+    def forward(self, audio: torch.Tensor) -> torch.Tensor:
+        return self.logmel(self.spectrogram(audio))
+
+
+@program("torchlibrosa:logmel", "torchlibrosa")
+def torchlibrosa_logmel():  # type: ignore[no-untyped-def]
+    return _LogMel()
+
+
+def _torchlibrosa_logmel_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 4000)
+
+
+class _SegmentationLoss(torch.nn.Module):
+    """pytorch-toolbelt's README: a segmentation loss of focal and Lovasz terms, as a training step computes it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from pytorch_toolbelt import losses
+
+        self.focal = losses.CrossEntropyFocalLoss()
+        self.lovasz = losses.LovaszLoss()
+
+    def forward(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return self.focal(logits, target) + 0.5 * self.lovasz(logits, target)
+
+
+@program("pytorch_toolbelt:focal_lovasz", "pytorch_toolbelt")
+def pytorch_toolbelt_focal_lovasz():  # type: ignore[no-untyped-def]
+    return _SegmentationLoss()
+
+
+def _pytorch_toolbelt_focal_lovasz_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 4, 16, 16), torch.randint(0, 4, (2, 16, 16))
+
+
+class _DiceLoss(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        from pytorch_toolbelt import losses
+
+        self.dice = losses.DiceLoss(mode="multiclass")
+
+    def forward(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return self.dice(logits, target)
+
+
+@program("pytorch_toolbelt:dice", "pytorch_toolbelt")
+def pytorch_toolbelt_dice():  # type: ignore[no-untyped-def]
+    return _DiceLoss()
+
+
+_pytorch_toolbelt_dice_inputs = _pytorch_toolbelt_focal_lovasz_inputs
+
+
+@program("mlp_mixer_pytorch:mlp_mixer", "mlp_mixer_pytorch")
+def mlp_mixer_pytorch_mlp_mixer():  # type: ignore[no-untyped-def]
+    from mlp_mixer_pytorch import MLPMixer
+
+    torch.manual_seed(0)
+    return MLPMixer(image_size=32, channels=3, patch_size=8, dim=32, depth=2, num_classes=10)
+
+
+def _mlp_mixer_pytorch_mlp_mixer_inputs():  # type: ignore[no-untyped-def]
+    return _images()
+
+
+@program("hamburger_pytorch:hamburger", "hamburger_pytorch")
+def hamburger_pytorch_hamburger():  # type: ignore[no-untyped-def]
+    from hamburger_pytorch import Hamburger
+
+    torch.manual_seed(0)
+    return Hamburger(dim=32, n=16 * 16, inner_dim=32, ratio=8, K=6)
+
+
+def _hamburger_pytorch_hamburger_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 32, 16, 16)
+
+
+@program("axial_attention:axial_image_transformer", "axial_attention")
+def axial_attention_axial_image_transformer():  # type: ignore[no-untyped-def]
+    from axial_attention import AxialImageTransformer
+
+    torch.manual_seed(0)
+    return AxialImageTransformer(dim=16, depth=2, heads=4, reversible=True)
+
+
+def _axial_attention_axial_image_transformer_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 16, 16, 16)
+
+
+@program("gated_state_spaces_pytorch:gss_lm", "gated_state_spaces_pytorch")
+def gated_state_spaces_pytorch_gss_lm():  # type: ignore[no-untyped-def]
+    from gated_state_spaces_pytorch import GatedStateSpacesLM
+
+    torch.manual_seed(0)
+    return GatedStateSpacesLM(num_tokens=256, dim=32, depth=2, dss_kernel_N=32, dss_kernel_H=32)
+
+
+def _gated_state_spaces_pytorch_gss_lm_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(0, 256, (2, 128))
+
+
+@program("memory_efficient_attention_pytorch:attention", "memory_efficient_attention_pytorch")
+def memory_efficient_attention_pytorch_attention():  # type: ignore[no-untyped-def]
+    from memory_efficient_attention_pytorch import Attention
+
+    torch.manual_seed(0)
+    return Attention(dim=32, dim_head=8, heads=4, causal=True, memory_efficient=True, q_bucket_size=32, k_bucket_size=64)
+
+
+def _memory_efficient_attention_pytorch_attention_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 128, 32)
+
+
 def build_program_inputs(name: str) -> Any:
     return globals()[f"_{PROGRAMS[name][1].__name__}_inputs"]()
 
