@@ -7,7 +7,9 @@ import libcst as cst
 from graphweld.analysis.blocks import block_statements
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
+from graphweld.analysis.scopes import is_nested_function, loaded_names
 from graphweld.analysis.tensors import TENSOR_METHODS, FunctionValues, conjuncts
+from graphweld.walk import iter_nodes
 
 
 class GuardToCheck(Rule):
@@ -296,7 +298,6 @@ class GuardToCheck(Rule):
             )
         self.propose(node, [replacement], anchor=node, message=message_text, safety=Safety.UNSAFE)
 
-
     def _behind_a_check_the_run_saw(self, node: cst.CSTNode, test: cst.BaseExpression, function: cst.FunctionDef) -> bool:
         """Whether an earlier check of the same function (an `assert` or an `if ...: raise`) is where
         a run saw Dynamo stop on a tensor's value, and this test calls a method of a name that check
@@ -312,7 +313,7 @@ class GuardToCheck(Rule):
         for check, checked in _checks_in(function):
             if check is node:
                 return False
-            if context.branches_on_tensor_per_run(check) and receivers & _names_read(checked):
+            if context.branches_on_tensor_per_run(check) and receivers & loaded_names([checked]):
                 return True
         return False
 
@@ -321,62 +322,23 @@ def _checks_in(function: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.BaseExp
     """The function's checks in source order, each with the test it decides on: `assert <test>`
     lines and `if <test>:` statements (nested functions and classes left out)."""
     found: list[tuple[cst.CSTNode, cst.BaseExpression]] = []
-
-    class Checks(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-            if len(node.body) == 1 and isinstance(node.body[0], cst.Assert):
-                found.append((node, node.body[0].test))
-            return False
-
-        def visit_If(self, node: cst.If) -> None:
+    for node in iter_nodes(function.body, prune=is_nested_function):
+        if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 and isinstance(node.body[0], cst.Assert):
+            found.append((node, node.body[0].test))
+        elif isinstance(node, cst.If):
             found.append((node, node.test))
-
-    function.visit(Checks())
     return found
 
 
 def _method_receivers(test: cst.BaseExpression) -> set[str]:
     """Names whose tensor-returning methods the test calls (`t` in `t.max() <= hi`; not in
     `t.dim() >= 4`, a number Dynamo knows while tracing)."""
-    found: set[str] = set()
-
-    class Receivers(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            func = node.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in TENSOR_METHODS:
-                found.add(func.value.value)
-
-    test.visit(Receivers())
-    return found
-
-
-def _names_read(test: cst.BaseExpression) -> set[str]:
-    """The names a test reads (not attribute names or keywords)."""
-    found: set[str] = set()
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            found.add(node.value)
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
-            return False
-
-    test.visit(Names())
-    return found
+    return {
+        node.func.value.value
+        for node in iter_nodes(test, prune=is_nested_function)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
+        and node.func.attr.value in TENSOR_METHODS
+    }  # fmt: skip
 
 
 # Operands that may be Python values: `_assert_async` takes tensors only.
