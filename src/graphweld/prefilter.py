@@ -35,7 +35,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "scalar-tensor-index": (("argmax", "argmin", "argsort", "bucketize", "long", "multinomial", "randint", "searchsorted"), False),
     "numpy-on-numbers": (("lcm", "gcd", "sum", "prod", "arange", "bool", "int", "float"), False),
     "memo-bypass": (("dumps", "hashlib", "repr", "hash", "str", "item", "tolist", "tobytes"), False),
-    "equality-shortcut": (("equal", "allclose", "all"), False),
+    "equality-shortcut": (("equal", "allclose", "all", "any"), False),
     "requires-grad-eager": (("requires_grad",), False),
     "eager-only-default": (("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling", "is_tracing"), False),
     "sort-items-by-key": (("sorted",), False),
