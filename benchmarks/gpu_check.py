@@ -39,6 +39,8 @@ CASES = [
     ("layerdrop", ENTRIES / "inline_layerdrop_entry.py", "layerdrop-guard, isolate-io (training)", TRAIN_UNSAFE),
     ("vision seqlens", ENTRIES / "vision_seqlens_entry.py", "eager-helper (around a disabled call)", ("--unsafe-fixes",)),
     ("requires grad", ENTRIES / "requires_grad_entry.py", "requires-grad-eager (training)", TRAIN_UNSAFE),
+    ("masked update", ENTRIES / "masked_update_entry.py",
+     "equality-shortcut (any), guard-to-check (asserts behind; fullgraph fails)", ("--unsafe-fixes",)),
 ]
 NEEDS = {"cupy_dlpack_entry.py": "cupy", "jax_dlpack_entry.py": "jax"}
 
