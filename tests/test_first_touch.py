@@ -143,7 +143,10 @@ def test_ctrl_c_exits_130_without_a_traceback(project: Path):
     deadline = time.monotonic() + 120
     while not started.exists() and time.monotonic() < deadline and child.poll() is None:
         time.sleep(0.1)
-    assert started.exists(), "the command never started"
+    if not started.exists():
+        child.kill()
+        out, err = child.communicate(timeout=60)
+        raise AssertionError(f"the command never started (graphweld exit {child.returncode}):\n{out[-2000:]}\n{err[-2000:]}")
     time.sleep(0.5)
     os.killpg(child.pid, signal.SIGINT)
     _, stderr = child.communicate(timeout=60)
