@@ -2416,6 +2416,340 @@ def _linear_attention_transformer_lm_inputs():  # type: ignore[no-untyped-def]
     return torch.randint(0, 256, (2, 128))
 
 
+# -- the held-out half drawn sixth on 2026-11-29 (reach.py SIXTH_DRAW, committed before this was
+# written): as each library's README or first tutorial builds what its users run, small widths,
+# depths and time steps, nothing tuned on. They run with `--python .venv-214/bin/python` (`pip
+# install snntorch spikingjelly norse e3nn normflows segment-anything openunmix torchcrepe`).
+
+
+class _SnnTorchConvNet(torch.nn.Module):
+    """snnTorch's README: a convolutional spiking network of `Leaky` neurons that keep their own
+    state (`init_hidden=True`), reset, then stepped over time, its spikes recorded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import snntorch as snn
+        from snntorch import surrogate
+
+        spike_grad = surrogate.fast_sigmoid()
+        self.net = torch.nn.Sequential(
+            torch.nn.Conv2d(1, 8, 5),
+            torch.nn.MaxPool2d(2),
+            snn.Leaky(beta=0.5, init_hidden=True, spike_grad=spike_grad),
+            torch.nn.Conv2d(8, 16, 5),
+            torch.nn.MaxPool2d(2),
+            snn.Leaky(beta=0.5, init_hidden=True, spike_grad=spike_grad),
+            torch.nn.Flatten(),
+            torch.nn.Linear(16 * 4 * 4, 10),
+            snn.Leaky(beta=0.5, init_hidden=True, spike_grad=spike_grad, output=True),
+        )
+
+    def forward(self, data: torch.Tensor) -> torch.Tensor:
+        from snntorch import utils
+
+        utils.reset(self.net)
+        spikes = []
+        for step in range(data.shape[0]):
+            spike, _ = self.net(data[step])
+            spikes.append(spike)
+        return torch.stack(spikes)
+
+
+@program("snntorch:conv_snn", "snntorch")
+def snntorch_conv_snn():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _SnnTorchConvNet()
+
+
+def _snntorch_conv_snn_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(6, 2, 1, 28, 28)
+
+
+class _SpikingJellySingleStep(torch.nn.Module):
+    """SpikingJelly's quick start: a flattening layer, a linear layer and LIF neurons, run for T
+    steps on the same input, the firing rate averaged, the network's state reset after the batch
+    (`functional.reset_net`), as its first tutorial trains it."""
+
+    def __init__(self, steps: int = 4) -> None:
+        super().__init__()
+        from spikingjelly.activation_based import layer, neuron, surrogate
+
+        self.steps = steps
+        self.net = torch.nn.Sequential(
+            layer.Flatten(), layer.Linear(28 * 28, 10, bias=False), neuron.LIFNode(tau=2.0, surrogate_function=surrogate.ATan())
+        )
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        from spikingjelly.activation_based import functional
+
+        rate = 0.0
+        for _ in range(self.steps):
+            rate = rate + self.net(images)
+        functional.reset_net(self.net)
+        return rate / self.steps
+
+
+@program("spikingjelly:lif_quick_start", "spikingjelly")
+def spikingjelly_lif_quick_start():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _SpikingJellySingleStep()
+
+
+def _spikingjelly_lif_quick_start_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(2, 1, 28, 28)
+
+
+class _SpikingJellyMultiStep(torch.nn.Module):
+    """SpikingJelly's convolutional network in multi-step mode (`functional.set_step_mode(net,
+    "m")`, the mode its documentation recommends for speed): input of shape [T, N, C, H, W]."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from spikingjelly.activation_based import functional, layer, neuron, surrogate
+
+        self.net = torch.nn.Sequential(
+            layer.Conv2d(1, 8, kernel_size=3, padding=1, bias=False),
+            layer.BatchNorm2d(8),
+            neuron.IFNode(surrogate_function=surrogate.ATan()),
+            layer.MaxPool2d(2, 2),
+            layer.Flatten(),
+            layer.Linear(8 * 14 * 14, 10, bias=False),
+            neuron.IFNode(surrogate_function=surrogate.ATan()),
+        )
+        functional.set_step_mode(self.net, "m")
+
+    def forward(self, frames: torch.Tensor) -> torch.Tensor:
+        from spikingjelly.activation_based import functional
+
+        rate = self.net(frames).mean(0)
+        functional.reset_net(self.net)
+        return rate
+
+
+@program("spikingjelly:conv_multi_step", "spikingjelly")
+def spikingjelly_conv_multi_step():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _SpikingJellyMultiStep()
+
+
+def _spikingjelly_conv_multi_step_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(4, 2, 1, 28, 28)
+
+
+class _NorseOutput(torch.nn.Module):
+    """A Norse module returns its output and its neurons' state; a caller keeps the output."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, data: torch.Tensor) -> torch.Tensor:
+        output, _ = self.model(data)
+        return output
+
+
+@program("norse:conv_lif", "norse")
+def norse_conv_lif():  # type: ignore[no-untyped-def]
+    """Norse's README: a convolutional network of LIF cells in a `SequentialState`."""
+    from norse.torch import LICell, LIFCell, SequentialState
+
+    torch.manual_seed(0)
+    return _NorseOutput(
+        SequentialState(
+            torch.nn.Conv2d(1, 8, 5, 1),
+            LIFCell(),
+            torch.nn.MaxPool2d(2, 2),
+            torch.nn.Conv2d(8, 16, 5, 1),
+            LIFCell(),
+            torch.nn.MaxPool2d(2, 2),
+            torch.nn.Flatten(),
+            torch.nn.Linear(16 * 4 * 4, 10),
+            LICell(),
+        )
+    )
+
+
+def _norse_conv_lif_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 1, 28, 28)
+
+
+@program("norse:lsnn_recurrent", "norse")
+def norse_lsnn_recurrent():  # type: ignore[no-untyped-def]
+    """Norse's README: a recurrent long short-term spiking network over 20 time steps."""
+    from norse.torch import LSNNRecurrent
+
+    torch.manual_seed(0)
+    return _NorseOutput(LSNNRecurrent(2, 10))
+
+
+def _norse_lsnn_recurrent_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(20, 2, 2)
+
+
+class _E3nnReadme(torch.nn.Module):
+    """e3nn's README: a linear layer and a full tensor product of the input with itself (the
+    README compiles the tensor product with `fullgraph=True`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from e3nn import o3
+
+        irreps_in = o3.Irreps("0e + 1o")
+        self.linear = o3.Linear(irreps_in=irreps_in, irreps_out=o3.Irreps("2x0e + 2x1o"))
+        self.tensor_product = o3.FullTensorProduct(irreps_in1=irreps_in, irreps_in2=irreps_in)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.linear(x), self.tensor_product(x, x)
+
+
+@program("e3nn:readme_tensor_product", "e3nn")
+def e3nn_readme_tensor_product():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _E3nnReadme()
+
+
+def _e3nn_readme_tensor_product_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 4)
+
+
+class _E3nnGatedBlock(torch.nn.Module):
+    """An equivariant block as e3nn's documentation builds one: spherical harmonics of the edge
+    vectors, a fully connected tensor product with the features, a gate, a linear layer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from e3nn import nn as e3nn_nn
+        from e3nn import o3
+
+        self.irreps_sh = o3.Irreps.spherical_harmonics(2)
+        self.gate = e3nn_nn.Gate("8x0e", [torch.relu], "4x0e", [torch.sigmoid], "4x1o")
+        self.tensor_product = o3.FullyConnectedTensorProduct("8x0e + 4x1o", self.irreps_sh, self.gate.irreps_in)
+        self.linear = o3.Linear(self.gate.irreps_out, "4x0e + 2x1o")
+
+    def forward(self, features: torch.Tensor, vectors: torch.Tensor) -> torch.Tensor:
+        from e3nn import o3
+
+        sh = o3.spherical_harmonics(self.irreps_sh, vectors, normalize=True, normalization="component")
+        return self.linear(self.gate(self.tensor_product(features, sh)))
+
+
+@program("e3nn:gated_block", "e3nn")
+def e3nn_gated_block():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _E3nnGatedBlock()
+
+
+def _e3nn_gated_block_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(16, 20), torch.randn(16, 3)
+
+
+class _NormflowsForwardKld(torch.nn.Module):
+    """normflows' README: a Real NVP of affine coupling blocks and swaps over a 2-D Gaussian base,
+    trained by maximum likelihood (`model.forward_kld(x)`, the loss its users minimize)."""
+
+    def __init__(self, layers: int = 4) -> None:
+        super().__init__()
+        import normflows as nf
+
+        flows = []
+        for _ in range(layers):
+            flows.append(nf.flows.AffineCouplingBlock(nf.nets.MLP([1, 16, 16, 2], init_zeros=True)))
+            flows.append(nf.flows.Permute(2, mode="swap"))
+        self.model = nf.NormalizingFlow(nf.distributions.base.DiagGaussian(2), flows)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.model.forward_kld(x)
+
+
+@program("normflows:real_nvp_kld", "normflows")
+def normflows_real_nvp_kld():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _NormflowsForwardKld()
+
+
+def _normflows_real_nvp_kld_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(64, 2)
+
+
+class _SamPointPrompt(torch.nn.Module):
+    """Segment Anything's `Sam.forward`, its end-to-end call: an image and a point prompt, one
+    mask per prompt. A small image encoder (the builder's shapes, narrower and two blocks deep)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from segment_anything.build_sam import _build_sam
+
+        self.sam = _build_sam(encoder_embed_dim=32, encoder_depth=2, encoder_num_heads=2, encoder_global_attn_indexes=[1])
+
+    def forward(self, image: torch.Tensor, point_coords: torch.Tensor, point_labels: torch.Tensor):  # type: ignore[no-untyped-def]
+        prompt = {"image": image, "original_size": tuple(image.shape[-2:]), "point_coords": point_coords, "point_labels": point_labels}
+        output = self.sam([prompt], multimask_output=False)[0]
+        return output["low_res_logits"], output["iou_predictions"]
+
+
+@program("segment_anything:point_prompt", "segment_anything")
+def segment_anything_point_prompt():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _SamPointPrompt()
+
+
+def _segment_anything_point_prompt_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(3, 128, 128) * 255, torch.tensor([[[40.0, 60.0]]]), torch.tensor([[1]])
+
+
+@program("openunmix:separator", "openunmix")
+def openunmix_separator():  # type: ignore[no-untyped-def]
+    """Open-Unmix's separator as `openunmix.umxhq` builds it (two targets, a narrower STFT and
+    LSTM), one iteration of Wiener filtering, no weights."""
+    from openunmix import utils
+    from openunmix.model import OpenUnmix, Separator
+
+    torch.manual_seed(0)
+    max_bin = utils.bandwidth_to_max_bin(rate=44100.0, n_fft=512, bandwidth=16000)
+    targets = {name: OpenUnmix(nb_bins=512 // 2 + 1, nb_channels=2, hidden_size=32, max_bin=max_bin) for name in ("vocals", "drums")}
+    return Separator(target_models=targets, niter=1, n_fft=512, n_hop=128, nb_channels=2, wiener_win_len=300)
+
+
+def _openunmix_separator_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(1, 2, 8192) * 0.1
+
+
+class _CrepePitch(torch.nn.Module):
+    """torchcrepe's README: `torchcrepe.predict` of the tiny model (its weights ship in the
+    package), a 5 ms hop, a speech range, Viterbi decoding (the default)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import torchcrepe
+
+        torchcrepe.load.model("cpu", "tiny")
+
+    def forward(self, audio: torch.Tensor) -> torch.Tensor:
+        import torchcrepe
+
+        return torchcrepe.predict(audio, 16000, 80, 50, 550, "tiny", batch_size=2048, device="cpu")
+
+
+@program("torchcrepe:predict", "torchcrepe")
+def torchcrepe_predict():  # type: ignore[no-untyped-def]
+    return _CrepePitch()
+
+
+def _torchcrepe_predict_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(1, 4000) * 0.1
+
+
 def probe(name: str) -> dict[str, Any]:
     """Whether the program builds and runs eagerly; its parameter count."""
     try:
