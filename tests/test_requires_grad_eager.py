@@ -30,3 +30,16 @@ def test_flags_for_checkpointing_are_set_eagerly_only(workdir: Path):
     assert "        if not torch.compiler.is_compiling():\n                position_bias.requires_grad_(True)" in text
     again = invoke("fix", "--entry", str(entry), *options, str(entry), "--check")
     assert again.exit_code == 0, again.output
+
+
+def test_a_neuron_state_built_and_returned_has_its_flag_set_eagerly_only(workdir: Path):
+    entry = workdir / "spiking_state_entry.py"
+    options = [*EAGER, "--unsafe-fixes", "--train"]
+    result = invoke("fix", "--entry", str(entry), *options, str(entry), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    before, after = data["before"], data["after"]
+    assert before["skipped_frames"] + before["graph_breaks"] >= 1 and before["fullgraph"] is False
+    assert data["kept"][str(entry)] == ["requires-grad-eager"]
+    assert (after["graph_breaks"], after["skipped_frames"], after["fullgraph"]) == (0, 0, True)
+    assert "        if not torch.compiler.is_compiling():\n            state.v.requires_grad = True" in entry.read_text()
