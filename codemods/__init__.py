@@ -21,6 +21,7 @@ from graphweld.codemods.isolate_io import IsolateIO
 from graphweld.codemods.layerdrop_guard import LayerdropGuard
 from graphweld.codemods.local_buffer_cast import LocalBufferCast
 from graphweld.codemods.loss_ignore_index import LossIgnoreIndex
+from graphweld.codemods.masked_accumulate import MaskedAccumulate
 from graphweld.codemods.memo_bypass import MemoBypass
 from graphweld.codemods.requires_grad_eager import RequiresGradEager
 from graphweld.codemods.moe_dense_dispatch import MoeDenseDispatch
@@ -50,6 +51,7 @@ RULES = (
     LayerdropGuard,
     MoeDenseDispatch,
     LossIgnoreIndex,
+    MaskedAccumulate,
     BlockDiagonalAttention,
     LocalBufferCast,
     BufferAsNumber,
@@ -95,6 +97,7 @@ __all__ = [
     "LayerdropGuard",
     "LocalBufferCast",
     "LossIgnoreIndex",
+    "MaskedAccumulate",
     "IterateSourceList",
     "MoeDenseDispatch",
     "NonstrictHelper",

@@ -29,6 +29,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "layerdrop-guard": (("rand", "rand_like", "random", "uniform"), False),
     "moe-dense-dispatch": (("index_add_",), False),
     "loss-ignore-index": (("cross_entropy", "CrossEntropyLoss"), False),
+    "masked-accumulate": (("+=", "-="), False),
     "block-diagonal-attention": (("tolist",), False),
     "local-buffer-cast": (("Buffer",), False),
     "buffer-as-number": (("Buffer", "register_buffer"), False),
@@ -69,9 +70,16 @@ def selected_ids(settings: Settings) -> tuple[str, ...] | None:
 
 
 def _word_pattern(words: set[str]) -> re.Pattern[bytes] | None:
+    """A pattern of the words, each whole: an identifier between word boundaries, an operator
+    (`+=`) as written."""
     if not words:
         return None
-    return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
+    return re.compile(b"|".join(_whole(w) for w in sorted(words)))
+
+
+def _whole(word: str) -> bytes:
+    escaped = re.escape(word.encode())
+    return rb"\b" + escaped + rb"\b" if word.isidentifier() else escaped
 
 
 def breaker_words(settings: Settings) -> set[str]:

@@ -1,0 +1,16 @@
+# settings: site_lines=12,14,15
+# A mask the function is given, which a run saw break where it selects (an audio model adds its
+# text and audio streams to the positions of each), and a counter behind a stopping mask.
+import torch
+from torch import nn
+
+
+class DualStream(nn.Module):
+    def forward(self, hidden_states, audio_token_mask, text_hidden_states, audio_hidden_states, steps, is_stopped):
+        hidden_states = hidden_states.clone()
+        if text_hidden_states is not None:
+            hidden_states[~audio_token_mask] += text_hidden_states.to(hidden_states.device)
+        if audio_hidden_states is not None:
+            hidden_states[audio_token_mask] += audio_hidden_states.to(hidden_states.device)
+        steps.lengths[~is_stopped] += 1
+        return hidden_states

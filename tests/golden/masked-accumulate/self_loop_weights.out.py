@@ -1,0 +1,23 @@
+# settings: assume_compiled=true
+# PyTorch Geometric's Cluster-GCN and Chebyshev convolutions: a graph's self-loops weighed, a
+# value per loop from the degrees, and one taken off through a mask bound before.
+import torch
+
+
+def cluster_gcn_weights(edge_index, num_nodes, diag_lambda):
+    row, col = edge_index
+    deg = torch.zeros(num_nodes).scatter_add_(0, col, torch.ones(col.numel()))
+    deg_inv = 1.0 / deg.clamp(min=1)
+    edge_weight = deg_inv[col]
+    edge_weight.index_put_(
+        (row == col,),
+        torch.as_tensor(diag_lambda * deg_inv, dtype=edge_weight.dtype, device=edge_weight.device),
+        accumulate=True,
+    )
+    return edge_weight
+
+
+def laplacian_weights(edge_index, edge_weight):
+    loop_mask = edge_index[0] == edge_index[1]
+    edge_weight.index_put_((loop_mask,), edge_weight.new_tensor(-1), accumulate=True)
+    return edge_weight
