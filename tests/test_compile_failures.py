@@ -107,3 +107,17 @@ def test_dlpack_by_the_protocol_is_moved_into_a_custom_op_and_compiles_whole(wor
     again = invoke("fix", "--entry", str(entry), *EAGER, str(entry))
     assert again.exit_code == 0, again.output
     assert entry.read_text() == fixed
+
+
+def test_a_failure_inside_dynamo_without_a_message_says_what_raised_and_where(workdir: Path):
+    # Dynamo's guard on the length of a tuple subclass whose `__len__` raises: the error Dynamo
+    # re-raises says only `NotImplementedError:`; the run names the function that raised it and
+    # the Dynamo function that called it.
+    data = _explain(workdir / "unsized_constant_entry.py", *EAGER)
+    error = data["compile_error"]
+    assert error.startswith("InternalTorchDynamoError: NotImplementedError (raised in Irreps.__len__ (")
+    assert "unsized_constant_entry.py:12), called from Dynamo's " in error and "(guards.py))" in error
+    # And what to do, at the line that raised.
+    site = data["sites"][0]
+    assert (Path(site["file"]).name, site["line"], site["type"]) == ("unsized_constant_entry.py", 12, "compile fails")
+    assert "hand the compiled code a plain tuple or list of what it needs from it instead" in site["action"]

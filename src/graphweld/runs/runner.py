@@ -588,6 +588,43 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
 
 
+def _compile_error_line(exc: BaseException) -> str:
+    """The first line of a compile's failure; where it says nothing past the exception's name
+    (Dynamo wrapping an error raised without a message, `InternalTorchDynamoError:
+    NotImplementedError:`), which function raised it and which of Dynamo's called into it."""
+    line = _first_line(exc)
+    if re.sub(r"^(\s*\w+:)+", "", line).strip():
+        return line
+    where = _raised_where(exc)
+    return f"{line.rstrip(':').rstrip()} ({where})" if where else line
+
+
+def _raised_where(exc: BaseException) -> str:
+    """`raised in Irreps.__len__ (e3nn/o3/_irreps.py:264), called from Dynamo's _sequence_length
+    (guards.py)`: the raising frame and the nearest of Dynamo's frames above it, from the deepest
+    traceback of the exception and those it wraps (Dynamo re-raises with the original's)."""
+    chain, inner = [exc], exc
+    while (inner := inner.__cause__ or inner.__context__) is not None and inner not in chain:
+        chain.append(inner)
+    frames = max(([frame for frame, _ in traceback.walk_tb(e.__traceback__)] for e in chain), key=len)
+    if not frames:
+        return ""
+    raised = frames[-1]
+    code = raised.f_code
+    said = f"raised in {getattr(code, 'co_qualname', code.co_name)} ({_short_path(code.co_filename)}:{raised.f_lineno})"
+    for frame in reversed(frames[:-1]):
+        path = frame.f_code.co_filename.replace(os.sep, "/")
+        if "/torch/_dynamo/" in path:
+            return f"{said}, called from Dynamo's {frame.f_code.co_name} ({path.rsplit('/torch/_dynamo/', 1)[1]})"
+    return said
+
+
+def _short_path(filename: str) -> str:
+    """A file's path from its package on (`e3nn/o3/_irreps.py`), or as given outside site-packages."""
+    path = filename.replace(os.sep, "/")
+    return path.rsplit("/site-packages/", 1)[1] if "/site-packages/" in path else path
+
+
 class GraphCounter:
     """Counts every graph Dynamo hands to a backend, whichever `torch.compile` call made it.
 
@@ -768,7 +805,7 @@ class CompiledRunFailed(Exception):
         error = self.error
         return dict(
             compiled_by=self.compiled_by,
-            compile_error=_first_line(error),
+            compile_error=_compile_error_line(error),
             compile_error_stack=user_stack(error),
             compile_error_explanation=_explanation(error),
             fullgraph=False,
@@ -986,12 +1023,20 @@ def user_stack(exc: BaseException) -> list[tuple[str, int, str]]:
 
 
 def _explanation(exc: BaseException) -> str:
-    """Dynamo's explanation of a failure (its "Explanation:" line), else the exception's first line."""
+    """Dynamo's explanation of a failure (its "Explanation:" line), else what is known of where it
+    was raised (`_compile_error_line`), with what to do where Dynamo's guard on a sequence's length
+    is what failed."""
     for line in str(exc).splitlines():
         stripped = line.strip()
         if stripped.startswith("Explanation:"):
             return stripped.removeprefix("Explanation:").strip()
-    return _first_line(exc)
+    line = _compile_error_line(exc)
+    if re.search(r"called from Dynamo's (SEQUENCE_LENGTH|_sequence_length) ", line):
+        return (
+            f"{line}: Dynamo guards the length of a sequence the compiled code reads, and this one's len() raises; "
+            "hand the compiled code a plain tuple or list of what it needs from it instead"
+        )
+    return line
 
 
 def error_site(exc: BaseException) -> str:
