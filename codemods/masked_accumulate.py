@@ -9,6 +9,8 @@ from graphweld.rule import Rule, Safety
 
 # Names of `math` whose values are numbers: a value made of these and literals is a number.
 _MATH_CONSTANTS = frozenset(("pi", "e", "tau", "inf"))
+# How a boolean mask's name begins, besides holding "mask".
+_MASK_PREFIXES = ("is_", "has_", "valid", "keep")
 # The widest the call is written on one line (the statement's indentation comes on top).
 _CALL_WIDTH = 88
 _NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.Modulo)
@@ -20,7 +22,8 @@ class MaskedAccumulate(Rule):
     ## What it fixes
     In a compiled region, `x[mask] += value` or `x[mask] -= value` where the mask is boolean: a
     comparison (`labels == -1`, `oris < 0`, `row == col`), `~`, `&`, `|` of those, a name bound to
-    one, or a name a run saw break the graph there. Segment Anything's prompt encoder adds a
+    one, or, where a run saw the line break, a name that says it is a mask (`audio_token_mask`,
+    `~is_stopped`). Segment Anything's prompt encoder adds a
     learned embedding to the points of each label (`point_embedding[labels == -1] +=
     self.not_a_point_embed.weight`, as kornia's and MONAI's copies of it do), kornia wraps angles
     (`oris[oris < 0] += 2.0 * math.pi`, `diff[diff >= 180] -= 360`), PyTorch Geometric weighs a
@@ -127,11 +130,17 @@ def _selection(target: cst.BaseAssignTargetExpression) -> tuple[cst.BaseExpressi
 
 
 def _is_named(mask: cst.BaseExpression) -> bool:
-    """A mask given by a name or an attribute, or its `~`: boolean when a run saw it break where it
-    selects (an integer index selects without breaking)."""
+    """A mask given by a name or an attribute, or its `~`, whose name says it is one (`*mask*`,
+    `is_*`, `has_*`, `valid*`, `keep*`): taken where a run saw the line break (an integer index
+    selects without breaking, but the line may break for another reason)."""
     if isinstance(mask, cst.UnaryOperation) and isinstance(mask.operator, cst.BitInvert):
         mask = mask.expression
-    return isinstance(mask, (cst.Name, cst.Attribute))
+    if isinstance(mask, cst.Attribute):
+        mask = mask.attr
+    if not isinstance(mask, cst.Name):
+        return False
+    name = mask.value.lower()
+    return "mask" in name or name.startswith(_MASK_PREFIXES)
 
 
 def _is_number(node: cst.BaseExpression) -> bool:
