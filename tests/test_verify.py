@@ -89,6 +89,22 @@ def test_a_dropped_log_record_or_warning_fails_a_safe_fix():
     assert judge(before, after, check_shown=False).ok
 
 
+def test_what_the_compiled_original_already_showed_is_not_the_rewrites_doing():
+    # torchcrepe compiled warns where eager does not (torch's copy-construct warning, on a tensor
+    # Dynamo made of SciPy's NumPy noise): a rewrite that warns just as the compiled original did
+    # changes nothing the user sees; one that warns anew does, and one back to eager's is fine.
+    copy_warning = ["UserWarning", "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone()"]
+    before = report(graphs=17, breaks=21)
+    before.eager_warnings, before.compiled_warnings = [], [copy_warning] * 2
+    after = report(graphs=12, breaks=13)
+    after.compiled_warnings = [copy_warning] * 2
+    assert judge(before, after).ok
+    after.compiled_warnings = [copy_warning] * 2 + [["FutureWarning", "deprecated"]]
+    assert judge(before, after).problems == ["warnings differ from the eager original"]
+    after.compiled_warnings = []
+    assert judge(before, after).ok
+
+
 def test_recompiles_are_judged_after_breaks_and_before_graphs():
     # The breaks as they were, and every later call recompiles: worse.
     assert judge(report(graphs=2, breaks=1), report(graphs=2, breaks=1, recompiles=2)).problems == [

@@ -146,17 +146,22 @@ def judge(
     verdict.shown_checked = check_shown
     if check_shown:
         # What the user sees must not change: printed text, log records, warnings, in order (of
-        # the eager original; a command, which has none, of its own original run).
+        # the eager original; a command, which has none, of its own original run). Where the
+        # compiled run the rewrite started from already showed something else (torch warning
+        # about a tensor Dynamo made of a NumPy array), showing what it showed is no change either.
         eager = before.eager_stdout is not None
         original = "the eager original" if eager else "the original command"
-        for problem, reference, compiled in (
-            ("printed output differs", before.eager_stdout if eager else before.compiled_stdout, after.compiled_stdout),
-            ("log records differ", before.eager_log_records if eager else before.compiled_log_records, after.compiled_log_records),
-            ("warnings differ", before.eager_warnings if eager else before.compiled_warnings, after.compiled_warnings),
+        for problem, reference, compiled, started_from in (
+            ("printed output differs", before.eager_stdout if eager else before.compiled_stdout, after.compiled_stdout, previous.compiled_stdout),
+            (
+                "log records differ", before.eager_log_records if eager else before.compiled_log_records,
+                after.compiled_log_records, previous.compiled_log_records,
+            ),
+            ("warnings differ", before.eager_warnings if eager else before.compiled_warnings, after.compiled_warnings, previous.compiled_warnings),
         ):
             if numbers_vary:
-                compiled, reference = _numbers_aside(compiled), _numbers_aside(reference)
-            if compiled != reference:
+                compiled, reference, started_from = _numbers_aside(compiled), _numbers_aside(reference), _numbers_aside(started_from)
+            if compiled != reference and (started_from is None or compiled != started_from):
                 verdict.problems.append(f"{problem} from {original}" + (" (numbers aside)" if numbers_vary else ""))
     if previous.compiled_by != after.compiled_by:
         verdict.problems.append(f"compiled by {previous.compiler} before, by {after.compiler} after")
