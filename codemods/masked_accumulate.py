@@ -23,13 +23,13 @@ class MaskedAccumulate(Rule):
     In a compiled region, `x[mask] += value` or `x[mask] -= value` where the mask is boolean: a
     comparison (`labels == -1`, `oris < 0`, `row == col`), `~`, `&`, `|` of those, a name bound to
     one, or, where a run saw the line break, a name that says it is a mask (`audio_token_mask`,
-    `~is_stopped`). Segment Anything's prompt encoder adds a
-    learned embedding to the points of each label (`point_embedding[labels == -1] +=
-    self.not_a_point_embed.weight`, as kornia's and MONAI's copies of it do), kornia wraps angles
-    (`oris[oris < 0] += 2.0 * math.pi`, `diff[diff >= 180] -= 360`), PyTorch Geometric weighs a
-    graph's self-loops (`edge_weight[row == col] += self.diag_lambda * deg_inv`,
-    `edge_weight[loop_mask] -= 1`), and a diffusion sampler counts tokens (`seq_lengths[~is_stopped]
-    += 1`).
+    `~is_stopped`). Segment Anything's prompt encoder adds a learned embedding to the points of
+    each label (`point_embedding[labels == -1] += self.not_a_point_embed.weight`, as kornia's and
+    MONAI's copies of it do), kornia wraps angles (`oris[oris < 0] += 2.0 * math.pi`,
+    `diff[diff >= 180] -= 360`), PyTorch Geometric weighs a graph's self-loops
+    (`edge_weight[row == col] += self.diag_lambda * deg_inv`, a value per selected element, and
+    `edge_weight[loop_mask] -= 1`), and a text decoder counts the tokens of the sequences not yet
+    stopped (`seq_lengths[~is_stopped] += 1`).
 
     ## Why the graph breaks
     `x[mask] += value` reads `x[mask]` first, and the number of elements a boolean mask selects is
@@ -46,7 +46,9 @@ class MaskedAccumulate(Rule):
     becomes
     ```python
     point_embedding.index_put_(
-        (labels == -1,), torch.as_tensor(self.not_a_point_embed.weight, dtype=point_embedding.dtype, device=point_embedding.device), accumulate=True
+        (labels == -1,),
+        torch.as_tensor(self.not_a_point_embed.weight, dtype=point_embedding.dtype, device=point_embedding.device),
+        accumulate=True,
     )
     oris.index_put_((oris < 0,), oris.new_tensor(2.0 * math.pi), accumulate=True)
     ```
@@ -61,8 +63,8 @@ class MaskedAccumulate(Rule):
     tensor under autocast), it is rounded to the target's dtype before the addition, where the
     original added in the wider dtype and rounded once: results may differ in the last bit. Only a
     mask that is boolean is taken: an integer index with repeats would add its value more than
-    once, so an index that is neither boolean by construction nor seen to break is left alone, and
-    so are `*=`, `/=` and a target that is not a name or an attribute.
+    once, so an index that is neither boolean by construction nor named as a mask where a run saw
+    it break is left alone, and so are `*=`, `/=` and a target that is not a name or an attribute.
     """
 
     id = "masked-accumulate"
