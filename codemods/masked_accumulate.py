@@ -65,6 +65,8 @@ class MaskedAccumulate(Rule):
     mask that is boolean is taken: an integer index with repeats would add its value more than
     once, so an index that is neither boolean by construction nor named as a mask where a run saw
     it break is left alone, and so are `*=`, `/=` and a target that is not a name or an attribute.
+    Without a run's word, the code must show the target is a tensor: a NumPy array's `a[mask] +=
+    1` reads the same and has no `index_put_`.
     """
 
     id = "masked-accumulate"
@@ -91,9 +93,11 @@ class MaskedAccumulate(Rule):
             return
         target, mask = selection
         seen_breaking = bool(context.break_lines) and context.breaks_per_run(node)
-        if not (seen_breaking or context.regions.is_compiled(function)):
-            return
         values = context.function_values(function)
+        # Without a run's word, the code must show the target is a tensor: a NumPy array's
+        # `a[mask] += 1` reads the same (wav2vec2's negative sampling) and has no index_put_.
+        if not (seen_breaking or (context.regions.is_compiled(function) and values.is_tensor(target))):
+            return
         if not (values.is_boolean(mask) or (seen_breaking and _is_named(mask))):
             return
         torch_name = context.torch_name()

@@ -22,11 +22,13 @@ from graphweld.walk import children
 TENSOR_FUNCTIONS = frozenset(
     f"torch.{name}"
     for name in (
-        "abs add all amax amin any arange argmax argmin as_tensor bmm cat ceil clamp clip cos "
-        "count_nonzero cumsum div eq exp expm1 floor full full_like ge gt isfinite isinf isnan "
+        "abs acos add all amax amin any arange argmax argmin as_tensor asin atan atan2 bmm cat ceil "
+        "clamp clip cos count_nonzero cumsum deg2rad div eq exp expm1 floor fmod full full_like ge gt "
+        "isfinite isinf isnan "
         "isneginf isposinf le log log1p logical_and logical_not logical_or lt matmul max maximum "
-        "mean min minimum mul ne neg ones ones_like pow prod reciprocal round rsqrt sigmoid sign "
-        "sin sqrt square stack softmax log_softmax sub sum tanh tensor where zeros zeros_like"
+        "mean min minimum mul ne neg ones ones_like pow prod rad2deg reciprocal remainder round rsqrt "
+        "sigmoid sign sin sqrt square stack softmax log_softmax sub sum tan tanh tensor where zeros "
+        "zeros_like"
     ).split()
 )
 # torch functions that return something other than a tensor and have no effect: a dtype's limits.

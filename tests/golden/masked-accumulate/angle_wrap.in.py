@@ -6,14 +6,14 @@ import math
 import torch
 
 
-def wrap_orientation(oris):
-    oris = torch.atan2(oris[..., 1], oris[..., 0])
+def wrap_orientation(directions: torch.Tensor) -> torch.Tensor:
+    oris = torch.atan2(directions[..., 1], directions[..., 0])
     oris[oris < 0] += 2.0 * math.pi
     return oris
 
 
-def angle_difference(a, b):
-    diff = a - b
+def orientation_diff(o1: torch.Tensor, o2: torch.Tensor) -> torch.Tensor:
+    diff = o2 - o1
     diff[diff < -180] += 360
     diff[diff >= 180] -= 360
     return diff

@@ -6,14 +6,14 @@ import math
 import torch
 
 
-def wrap_orientation(oris):
-    oris = torch.atan2(oris[..., 1], oris[..., 0])
+def wrap_orientation(directions: torch.Tensor) -> torch.Tensor:
+    oris = torch.atan2(directions[..., 1], directions[..., 0])
     oris.index_put_((oris < 0,), oris.new_tensor(2.0 * math.pi), accumulate=True)
     return oris
 
 
-def angle_difference(a, b):
-    diff = a - b
+def orientation_diff(o1: torch.Tensor, o2: torch.Tensor) -> torch.Tensor:
+    diff = o2 - o1
     diff.index_put_((diff < -180,), diff.new_tensor(360), accumulate=True)
     diff.index_put_((diff >= 180,), diff.new_tensor(-360), accumulate=True)
     return diff

@@ -1,6 +1,7 @@
-# settings: assume_compiled=true
+# settings: assume_compiled=true site_lines=13
 # PyTorch Geometric's Cluster-GCN and Chebyshev convolutions: a graph's self-loops weighed, a
-# value per loop from the degrees, and one taken off through a mask bound before.
+# value per loop from the degrees (where a run saw the break: the code alone does not show the
+# weights are a tensor), and one taken off through a mask bound before.
 import torch
 
 
@@ -17,7 +18,7 @@ def cluster_gcn_weights(edge_index, num_nodes, diag_lambda):
     return edge_weight
 
 
-def laplacian_weights(edge_index, edge_weight):
+def laplacian_weights(edge_index: torch.Tensor, edge_weight: torch.Tensor) -> torch.Tensor:
     loop_mask = edge_index[0] == edge_index[1]
     edge_weight.index_put_((loop_mask,), edge_weight.new_tensor(-1), accumulate=True)
     return edge_weight
