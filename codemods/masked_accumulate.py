@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.names import dotted_name
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
 
@@ -92,7 +93,7 @@ class MaskedAccumulate(Rule):
         if selection is None:
             return
         target, mask = selection
-        seen_breaking = bool(context.break_lines) and context.breaks_per_run(node)
+        seen_breaking = context.breaks_per_run(node)
         values = context.function_values(function)
         # Without a run's word, the code must show the target is a tensor: a NumPy array's
         # `a[mask] += 1` reads the same (wav2vec2's negative sampling) and has no index_put_.
@@ -127,10 +128,7 @@ def _selection(target: cst.BaseAssignTargetExpression) -> tuple[cst.BaseExpressi
     element = target.slice[0].slice
     if not isinstance(element, cst.Index) or element.star is not None:
         return None
-    base: cst.BaseExpression = target.value
-    while isinstance(base, cst.Attribute):
-        base = base.value
-    if not isinstance(base, cst.Name):
+    if dotted_name(target.value) is None:
         return None
     return target.value, element.value
 
