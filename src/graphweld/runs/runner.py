@@ -803,11 +803,12 @@ class CompiledRunFailed(Exception):
     def fields(self) -> dict[str, Any]:
         """The run report's fields for the failure: where in the user's code, and Dynamo's word."""
         error = self.error
+        line = _compile_error_line(error)
         return dict(
             compiled_by=self.compiled_by,
-            compile_error=_compile_error_line(error),
+            compile_error=line,
             compile_error_stack=user_stack(error),
-            compile_error_explanation=_explanation(error),
+            compile_error_explanation=_explanation(error, line),
             fullgraph=False,
             fullgraph_error=_described(error),
         )
@@ -1022,15 +1023,14 @@ def user_stack(exc: BaseException) -> list[tuple[str, int, str]]:
     return stack
 
 
-def _explanation(exc: BaseException) -> str:
-    """Dynamo's explanation of a failure (its "Explanation:" line), else what is known of where it
-    was raised (`_compile_error_line`), with what to do where Dynamo's guard on a sequence's length
-    is what failed."""
-    for line in str(exc).splitlines():
-        stripped = line.strip()
+def _explanation(exc: BaseException, line: str) -> str:
+    """Dynamo's explanation of a failure (its "Explanation:" line), else `line`, the failure's
+    first line as `_compile_error_line` gave it, with what to do where Dynamo's guard on a
+    sequence's length is what failed."""
+    for text in str(exc).splitlines():
+        stripped = text.strip()
         if stripped.startswith("Explanation:"):
             return stripped.removeprefix("Explanation:").strip()
-    line = _compile_error_line(exc)
     if re.search(r"called from Dynamo's (SEQUENCE_LENGTH|_sequence_length) ", line):
         return (
             f"{line}: Dynamo guards the length of a sequence the compiled code reads, and this one's len() raises; "
