@@ -121,3 +121,13 @@ def test_a_failure_inside_dynamo_without_a_message_says_what_raised_and_where(wo
     site = data["sites"][0]
     assert (Path(site["file"]).name, site["line"], site["type"]) == ("unsized_constant_entry.py", 12, "compile fails")
     assert "hand the compiled code a plain tuple or list of what it needs from it instead" in site["action"]
+
+
+def test_a_failed_guard_on_a_sequences_length_says_what_to_do_whatever_the_errors_message(workdir: Path):
+    # The same tuple subclass, its `__len__` raising with a message of its own: the first line is
+    # that message, and the advice still comes from where it was raised.
+    entry = workdir / "unsized_constant_entry.py"
+    entry.write_text(entry.read_text().replace("raise NotImplementedError", 'raise NotImplementedError("use .lmax")'))
+    data = _explain(entry, *EAGER)
+    assert data["compile_error"] == "InternalTorchDynamoError: NotImplementedError: use .lmax"
+    assert "hand the compiled code a plain tuple or list of what it needs from it instead" in data["sites"][0]["action"]

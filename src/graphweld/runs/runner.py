@@ -588,14 +588,14 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
 
 
-def _compile_error_line(exc: BaseException) -> str:
+def _compile_error_line(exc: BaseException, where: str) -> str:
     """The first line of a compile's failure; where it says nothing past the exception's name
     (Dynamo wrapping an error raised without a message, `InternalTorchDynamoError:
-    NotImplementedError:`), which function raised it and which of Dynamo's called into it."""
+    NotImplementedError:`), `where` (`_raised_where`): which function raised it and which of
+    Dynamo's called into it."""
     line = _first_line(exc)
     if re.sub(r"^(\s*\w+:)+", "", line).strip():
         return line
-    where = _raised_where(exc)
     return f"{line.rstrip(':').rstrip()} ({where})" if where else line
 
 
@@ -803,12 +803,13 @@ class CompiledRunFailed(Exception):
     def fields(self) -> dict[str, Any]:
         """The run report's fields for the failure: where in the user's code, and Dynamo's word."""
         error = self.error
-        line = _compile_error_line(error)
+        where = _raised_where(error)
+        line = _compile_error_line(error, where)
         return dict(
             compiled_by=self.compiled_by,
             compile_error=line,
             compile_error_stack=user_stack(error),
-            compile_error_explanation=_explanation(error, line),
+            compile_error_explanation=_explanation(error, line, where),
             fullgraph=False,
             fullgraph_error=_described(error),
         )
@@ -1023,15 +1024,16 @@ def user_stack(exc: BaseException) -> list[tuple[str, int, str]]:
     return stack
 
 
-def _explanation(exc: BaseException, line: str) -> str:
+def _explanation(exc: BaseException, line: str, where: str) -> str:
     """Dynamo's explanation of a failure (its "Explanation:" line), else `line`, the failure's
     first line as `_compile_error_line` gave it, with what to do where Dynamo's guard on a
-    sequence's length is what failed."""
+    sequence's length is what failed (`where`, from `_raised_where`, says so whatever the
+    error's own message)."""
     for text in str(exc).splitlines():
         stripped = text.strip()
         if stripped.startswith("Explanation:"):
             return stripped.removeprefix("Explanation:").strip()
-    if re.search(r"called from Dynamo's (SEQUENCE_LENGTH|_sequence_length) ", line):
+    if re.search(r"called from Dynamo's (SEQUENCE_LENGTH|_sequence_length) ", where):
         return (
             f"{line}: Dynamo guards the length of a sequence the compiled code reads, and this one's len() raises; "
             "hand the compiled code a plain tuple or list of what it needs from it instead"
