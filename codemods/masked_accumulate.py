@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.analysis.names import dotted_name
+from graphweld.analysis.tensors import FunctionValues
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
 
@@ -14,6 +15,8 @@ _MATH_CONSTANTS = frozenset(("pi", "e", "tau", "inf"))
 _MASK_PREFIXES = ("is_", "has_", "valid", "keep")
 # The widest the call is written on one line (the statement's indentation comes on top).
 _CALL_WIDTH = 88
+# Methods of an array that give an array.
+_ARRAY_METHODS = frozenset(("copy", "astype", "reshape", "ravel", "flatten", "squeeze", "transpose", "clip"))
 _NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.Modulo)
 
 
@@ -67,7 +70,9 @@ class MaskedAccumulate(Rule):
     once, so an index that is neither boolean by construction nor named as a mask where a run saw
     it break is left alone, and so are `*=`, `/=` and a target that is not a name or an attribute.
     Without a run's word, the code must show the target is a tensor: a NumPy array's `a[mask] +=
-    1` reads the same and has no `index_put_`.
+    1` reads the same and has no `index_put_`. With it, a target or mask the code shows is a NumPy
+    array (a NumPy function's result, a tensor's `.numpy()`) is still left alone: Dynamo traces
+    arrays too, and their updates break the same way.
     """
 
     id = "masked-accumulate"
@@ -98,6 +103,10 @@ class MaskedAccumulate(Rule):
         # Without a run's word, the code must show the target is a tensor: a NumPy array's
         # `a[mask] += 1` reads the same (wav2vec2's negative sampling) and has no index_put_.
         if not (seen_breaking or (context.regions.is_compiled(function) and values.is_tensor(target))):
+            return
+        # A run's word that the line breaks does not make the target a tensor: Dynamo traces NumPy
+        # arrays too, and the same update of one breaks the same way.
+        if _is_array(target, values) or _is_array(mask, values):
             return
         if not (values.is_boolean(mask) or (seen_breaking and _is_named(mask))):
             return
@@ -131,6 +140,30 @@ def _selection(target: cst.BaseAssignTargetExpression) -> tuple[cst.BaseExpressi
     if dotted_name(target.value) is None:
         return None
     return target.value, element.value
+
+
+def _is_array(node: cst.BaseExpression, values: FunctionValues, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether the code shows a NumPy array: a NumPy function's result, a tensor's `.numpy()`,
+    a comparison, arithmetic or selection of one, or a name bound to one of these."""
+    if isinstance(node, cst.Name):
+        value = values.single_value(node.value)
+        return value is not None and node.value not in seen and _is_array(value, values, seen | {node.value})
+    if isinstance(node, cst.Call):
+        qualified = values.imports.qualify(node.func)
+        if qualified is not None and qualified.startswith("numpy."):
+            return True
+        return isinstance(node.func, cst.Attribute) and (
+            node.func.attr.value == "numpy" or (node.func.attr.value in _ARRAY_METHODS and _is_array(node.func.value, values, seen))
+        )
+    if isinstance(node, cst.Comparison):
+        return _is_array(node.left, values, seen) or any(_is_array(part.comparator, values, seen) for part in node.comparisons)
+    if isinstance(node, cst.BinaryOperation):
+        return _is_array(node.left, values, seen) or _is_array(node.right, values, seen)
+    if isinstance(node, cst.UnaryOperation):
+        return _is_array(node.expression, values, seen)
+    if isinstance(node, cst.Subscript):
+        return _is_array(node.value, values, seen)
+    return False
 
 
 def _is_named(mask: cst.BaseExpression) -> bool:
