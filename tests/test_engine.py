@@ -218,3 +218,31 @@ def test_precedence_puts_a_rule_that_keeps_values_traced_before_one_that_runs_co
     assert precedence("nonstrict-helper") < precedence("eager-helper")
     assert precedence("branch-to-where") < precedence("branch-to-cond")
     assert precedence("no-such-rule") == len(RULES)
+
+
+def test_adjacent_statements_rewritten_over_several_lines_each_map_to_their_own_replacement():
+    from graphweld.edits import LineMap
+
+    old = (
+        "def f(x, m, a, b):\n"
+        "    x[m == 0] += a\n"
+        "    x[m == 1] += b\n"
+        "    y = g(\n"
+        "        x,\n"
+        "    )\n"
+        "    return y\n"
+    )
+    new = (
+        "def f(x, m, a, b):\n"
+        "    x.index_put_(\n"
+        "        (m == 0,), a, accumulate=True,\n"
+        "    )\n"
+        "    x.index_put_(\n"
+        "        (m == 1,), b, accumulate=True,\n"
+        "    )\n"
+        "    y = g(x)\n"
+        "    return y\n"
+    )
+    lines = LineMap.between(old, new)
+    assert [lines.to_new(line) for line in range(1, 8)] == [1, 2, 5, 8, 8, 8, 9]
+    assert [lines.to_old(line) for line in range(1, 10)] == [1, 2, 2, 2, 3, 3, 3, 4, 7]

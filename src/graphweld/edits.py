@@ -128,7 +128,13 @@ class LineMap:
         if old_lines == new_lines:
             return cls(((0, len(old_lines), 0, len(new_lines)),))
         matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-        return cls(tuple((i1, i2, j1, j2) for _, i1, i2, j1, j2 in matcher.get_opcodes()))
+        regions: list[tuple[int, int, int, int]] = []
+        for tag, i1, i2, j1, j2 in _merged_changes(matcher.get_opcodes(), old_lines):
+            if tag != "equal" and i2 - i1 > 1 and j2 > j1 and (tag != "replace" or i2 - i1 != j2 - j1):
+                regions.extend(_line_by_line(old_lines, new_lines, (i1, i2, j1, j2)))
+            else:
+                regions.append((i1, i2, j1, j2))
+        return cls(tuple(regions))
 
     def to_new(self, line: int) -> int:
         """A line of the old version in the new one."""
@@ -149,3 +155,67 @@ class LineMap:
                     return there_start + index - start + 1
                 return max(1, min(there_start + 1, lines_there))
         return max(1, min(line, lines_there))
+
+
+# The most characters a replaced region may hold on each side for its lines to be told apart
+# (matching characters costs the product of the two lengths).
+_REFINED_REGION_CHARS = 20_000
+
+
+def _merged_changes(opcodes: list[tuple[str, int, int, int, int]], old_lines: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes, where lines with no word in them (`)`, `]`, a blank line) that matched
+    between two changes are taken into one change: a closing bracket of the old text matched to
+    one of the new says nothing of where the lines between went."""
+    merged: list[tuple[str, int, int, int, int]] = []
+    for index, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        between_changes = 0 < index < len(opcodes) - 1 and merged and merged[-1][0] != "equal"
+        if tag == "equal" and not (between_changes and all(_WORD.search(line) is None for line in old_lines[i1:i2])):
+            merged.append((tag, i1, i2, j1, j2))
+        elif merged and merged[-1][0] != "equal":
+            _, start, _, there_start, _ = merged[-1]
+            merged[-1] = ("merged", start, i2, there_start, j2)
+        else:
+            merged.append((tag, i1, i2, j1, j2))
+    return merged
+
+
+_WORD = re.compile(r"\w")
+
+
+def _line_by_line(
+    old_lines: list[str], new_lines: list[str], region: tuple[int, int, int, int]
+) -> list[tuple[int, int, int, int]]:
+    """A replaced region of several lines, cut where each old line's replacement begins: two
+    adjacent statements rewritten to calls of several lines each map to their own calls, not both
+    to the first. Where an old line's text begins is followed into the new text by matching
+    characters; without a match the region stays whole."""
+    i1, i2, j1, j2 = region
+    old_text, new_text = "".join(old_lines[i1:i2]), "".join(new_lines[j1:j2])
+    if max(len(old_text), len(new_text)) > _REFINED_REGION_CHARS:
+        return [region]
+    blocks = difflib.SequenceMatcher(None, old_text, new_text, autojunk=False).get_matching_blocks()
+    new_starts = []  # the offset in new_text where each new line begins
+    offset = 0
+    for line in new_lines[j1:j2]:
+        new_starts.append(offset)
+        offset += len(line)
+    starts = []  # for each old line: the new line its text begins on (relative to j1)
+    offset = 0
+    for line in old_lines[i1:i2]:
+        first = offset + len(line) - len(line.lstrip())  # its first character after the indentation
+        offset += len(line)
+        there = next((b + max(0, first - a) for a, b, size in blocks if size and a + size > first), None)
+        if there is None:
+            return [region]
+        line_there = max(index for index, start in enumerate(new_starts) if start <= there) if there < len(new_text) else j2 - j1 - 1
+        starts.append(max(line_there, starts[-1] if starts else 0))
+    starts[0] = 0
+    # Old lines whose text begins on the same new line (one statement written over several
+    # lines) go together, to that line.
+    firsts = [index for index, start in enumerate(starts) if index == 0 or start != starts[index - 1]]
+    cut = []
+    for number, index in enumerate(firsts):
+        old_end = firsts[number + 1] if number + 1 < len(firsts) else i2 - i1
+        new_end = starts[old_end] if old_end < len(starts) else j2 - j1
+        cut.append((i1 + index, i1 + old_end, j1 + starts[index], j1 + new_end))
+    return cut
