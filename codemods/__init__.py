@@ -3,6 +3,7 @@
 `RULES` is the registry, in the order rules are listed and applied.
 """
 
+from graphweld.codemods.arange_loop import ArangeLoop
 from graphweld.codemods.block_diagonal_attention import BlockDiagonalAttention
 from graphweld.codemods.branch_to_cond import BranchToCond
 from graphweld.codemods.branch_to_where import BranchToWhere
@@ -56,6 +57,7 @@ RULES = (
     LocalBufferCast,
     BufferAsNumber,
     ScalarTensorIndex,
+    ArangeLoop,
     NumpyOnNumbers,
     MemoBypass,
     EqualityShortcut,
@@ -80,6 +82,7 @@ RULES_BY_ID = {rule.id: rule for rule in RULES}
 __all__ = [
     "RULES",
     "RULES_BY_ID",
+    "ArangeLoop",
     "BlockDiagonalAttention",
     "BranchToCond",
     "BranchToWhere",

@@ -34,6 +34,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "local-buffer-cast": (("Buffer",), False),
     "buffer-as-number": (("Buffer", "register_buffer"), False),
     "scalar-tensor-index": (("argmax", "argmin", "argsort", "bucketize", "long", "multinomial", "randint", "searchsorted"), False),
+    "arange-loop": (("arange",), False),
     "numpy-on-numbers": (("lcm", "gcd", "sum", "prod", "arange", "bool", "int", "float"), False),
     "memo-bypass": (("dumps", "hashlib", "repr", "hash", "str", "item", "tolist", "tobytes"), False),
     "equality-shortcut": (("equal", "allclose", "all", "any"), False),
