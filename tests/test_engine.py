@@ -246,3 +246,21 @@ def test_adjacent_statements_rewritten_over_several_lines_each_map_to_their_own_
     lines = LineMap.between(old, new)
     assert [lines.to_new(line) for line in range(1, 8)] == [1, 2, 5, 8, 8, 8, 9]
     assert [lines.to_old(line) for line in range(1, 10)] == [1, 2, 2, 2, 3, 3, 3, 4, 7]
+
+
+def test_a_name_repeated_inside_a_replacement_does_not_pull_the_next_statement_into_it():
+    from graphweld.edits import LineMap
+
+    update = "    e[labels == {label}] += {value}\n"
+    call = (
+        "    e.index_put_(\n"
+        "        (labels == {label},),\n"
+        "        torch.as_tensor({value}, dtype=e.dtype, device=e.device),\n"
+        "        accumulate=True,\n"
+        "    )\n"
+    )
+    pairs = [("-1", "not_a_point"), ("0", "first"), ("1", "second")]
+    old = "def f(e, labels, not_a_point, first, second):\n" + "".join(update.format(label=l, value=v) for l, v in pairs) + "    return e\n"
+    new = "def f(e, labels, not_a_point, first, second):\n" + "".join(call.format(label=l, value=v) for l, v in pairs) + "    return e\n"
+    lines = LineMap.between(old, new)
+    assert [lines.to_new(line) for line in range(1, 6)] == [1, 2, 7, 12, 17]

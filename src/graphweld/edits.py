@@ -157,9 +157,11 @@ class LineMap:
         return max(1, min(line, lines_there))
 
 
-# The most characters a replaced region may hold on each side for its lines to be told apart
-# (matching characters costs the product of the two lengths).
-_REFINED_REGION_CHARS = 20_000
+# The most tokens a replaced region may hold on each side for its lines to be told apart (a
+# rewrite of a few statements holds a few hundred; matching costs more than linear time).
+_REFINED_REGION_TOKENS = 4_000
+# Tokens of code: words, and each other character that is not a space.
+_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 def _merged_changes(opcodes: list[tuple[str, int, int, int, int]], old_lines: list[str]) -> list[tuple[str, int, int, int, int]]:
@@ -182,32 +184,39 @@ def _merged_changes(opcodes: list[tuple[str, int, int, int, int]], old_lines: li
 _WORD = re.compile(r"\w")
 
 
+def _line_tokens(line: str) -> list[str]:
+    """The tokens of a line, after one that stands for its start and indentation: the start of
+    a statement matches the start of its replacement rather than the same name further in."""
+    return [f"\n{line[: len(line) - len(line.lstrip())]}", *_TOKEN.findall(line)]
+
+
 def _line_by_line(
     old_lines: list[str], new_lines: list[str], region: tuple[int, int, int, int]
 ) -> list[tuple[int, int, int, int]]:
     """A replaced region of several lines, cut where each old line's replacement begins: two
     adjacent statements rewritten to calls of several lines each map to their own calls, not both
-    to the first. Where an old line's text begins is followed into the new text by matching
-    characters; without a match the region stays whole."""
+    to the first. Each old line's first token is followed into the new lines by matching the two
+    sides' tokens; without a match the region stays whole."""
     i1, i2, j1, j2 = region
-    old_text, new_text = "".join(old_lines[i1:i2]), "".join(new_lines[j1:j2])
-    if max(len(old_text), len(new_text)) > _REFINED_REGION_CHARS:
+    old_tokens = [_line_tokens(line) for line in old_lines[i1:i2]]
+    new_line_of: list[int] = []  # for each token of the new side: its line (relative to j1)
+    new_tokens: list[str] = []
+    for index, line in enumerate(new_lines[j1:j2]):
+        found = _line_tokens(line)
+        new_tokens.extend(found)
+        new_line_of.extend([index] * len(found))
+    flat_old = [token for tokens in old_tokens for token in tokens]
+    if not flat_old or not new_tokens or max(len(flat_old), len(new_tokens)) > _REFINED_REGION_TOKENS:
         return [region]
-    blocks = difflib.SequenceMatcher(None, old_text, new_text, autojunk=False).get_matching_blocks()
-    new_starts = []  # the offset in new_text where each new line begins
-    offset = 0
-    for line in new_lines[j1:j2]:
-        new_starts.append(offset)
-        offset += len(line)
-    starts = []  # for each old line: the new line its text begins on (relative to j1)
-    offset = 0
-    for line in old_lines[i1:i2]:
-        first = offset + len(line) - len(line.lstrip())  # its first character after the indentation
-        offset += len(line)
+    blocks = difflib.SequenceMatcher(None, flat_old, new_tokens, autojunk=False).get_matching_blocks()
+    starts = []  # for each old line: the new line its first token begins on (relative to j1)
+    first = 0
+    for tokens in old_tokens:
         there = next((b + max(0, first - a) for a, b, size in blocks if size and a + size > first), None)
         if there is None:
             return [region]
-        line_there = max(index for index, start in enumerate(new_starts) if start <= there) if there < len(new_text) else j2 - j1 - 1
+        first += len(tokens)
+        line_there = new_line_of[min(there, len(new_tokens) - 1)]
         starts.append(max(line_there, starts[-1] if starts else 0))
     starts[0] = 0
     # Old lines whose text begins on the same new line (one statement written over several
