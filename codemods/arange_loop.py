@@ -17,6 +17,8 @@ _INTEGER_DTYPES = frozenset(
 # the numbers.
 _DROPPED_KEYWORDS = frozenset(("device", "dtype"))
 _POSITIONS = ("start", "end", "step")
+# Methods that give a tensor of the same whole numbers (moved, or made an integer dtype).
+_SAME_NUMBERS_METHODS = frozenset(("to", "cuda", "cpu", "long", "int"))
 # Arithmetic that gives a number from numbers as it gives a 0-dim tensor from 0-dim tensors of
 # the same values (`/` would give a float64 where the tensor gave a float32).
 _INDEX_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
@@ -67,7 +69,8 @@ class ArangeLoop(Rule):
     the number it holds, so indexing, slicing, `int()` and the branch taken are the same. Taken
     only when every read of the variable is such a use, it is not bound again in the loop nor read
     after it, and `arange` is given positional or `start`/`end`/`step` arguments with at most
-    `device` and an integer `dtype`. A variable that goes into a tensor's arithmetic outside an
+    `device` and an integer `dtype` (and is at most moved or made integer after: `.to(device)`,
+    `.cuda()`, `.long()`). A variable that goes into a tensor's arithmetic outside an
     index (`idx + i`, which does not break), is passed to a function, printed or kept is left
     alone. Where no use is an index (only `int(i)` or a comparison), the bounds must be whole
     numbers the code shows (literals, sizes, lengths): `torch.arange(0.0, 1.0, 0.25)` gives floats
@@ -118,7 +121,15 @@ class ArangeLoop(Rule):
 
 def _range_arguments(iterated: cst.BaseExpression, imports: ImportTable) -> list[cst.BaseExpression] | None:
     """The start, end and step of `torch.arange(...)` as range takes them (positional), or None
-    when the call is something else or passes what range cannot take."""
+    when the call is something else or passes what range cannot take. The tensor moved or made
+    integer first (`torch.arange(n).to(device)`, `.cuda()`, `.long()`) holds the same numbers."""
+    while (
+        isinstance(iterated, cst.Call)
+        and isinstance(iterated.func, cst.Attribute)
+        and iterated.func.attr.value in _SAME_NUMBERS_METHODS
+        and isinstance(iterated.func.value, cst.Call)
+    ):
+        iterated = iterated.func.value
     if not isinstance(iterated, cst.Call) or imports.qualify(iterated.func) != "torch.arange":
         return None
     positional: list[cst.BaseExpression] = []
