@@ -67,8 +67,8 @@ class ArangeLoop(Rule):
     ## Safety
     Safe: the loop runs over the same whole numbers, and each use taken reads the 0-dim tensor as
     the number it holds, so indexing, slicing, `int()` and the branch taken are the same. Taken
-    only when every read of the variable is such a use, it is not bound again in the loop nor read
-    after it, and `arange` is given positional or `start`/`end`/`step` arguments with at most
+    only when every read of the variable is such a use (in the loop's `else:` too), it is not
+    bound again in the loop nor read after it, and `arange` is given positional or `start`/`end`/`step` arguments with at most
     `device` and an integer `dtype` (and is at most moved or made integer after: `.to(device)`,
     `.cuda()`, `.long()`). A variable that goes into a tensor's arithmetic outside an
     index (`idx + i`, which does not break), is passed to a function, printed or kept is left
@@ -101,7 +101,8 @@ class ArangeLoop(Rule):
         if bounds is None:
             return
         name = node.target.value
-        uses = _uses(node.body, name)
+        # A `for ... else:` reads the last step where the loop ends: it is looked at as the body is.
+        uses = _uses(node.body, name) + (_uses(node.orelse, name) if node.orelse is not None else [])
         if not uses or any(place == _OTHER for place, _ in uses):
             return
         if name in bound_names([node.body]) or _read_elsewhere(function, node, name):

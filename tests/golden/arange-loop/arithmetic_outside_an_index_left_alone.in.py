@@ -37,3 +37,15 @@ def item_read(x):
     for t in torch.arange(x.shape[0]):
         x[t.item()] = 0
     return x
+
+
+
+def searched(x, limit):
+    found = x
+    for t in torch.arange(x.shape[0]):
+        if x[t].sum() > limit:
+            found = x[:t]
+            break
+    else:
+        found = x * t
+    return found
