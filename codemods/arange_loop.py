@@ -268,24 +268,20 @@ def _call_children(call: cst.Call) -> list[tuple[cst.CSTNode, str, bool]]:
 
 def _read_elsewhere(function: cst.FunctionDef, loop: cst.For, name: str) -> bool:
     """Whether the function reads `name` outside the loop: after it, the variable would hold the
-    last number instead of the last 0-dim tensor. Loops that bind it again read their own."""
-    outside: list[cst.CSTNode] = []
+    last number instead of the last 0-dim tensor. Loops that bind it again read their own (only
+    what they iterate is looked at). Attribute and keyword names are not reads."""
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
         if node is loop:
             continue
-        if isinstance(node, cst.For) and name in set(target_names(node.target)):
-            outside.append(node.iter)
-            continue
         if isinstance(node, cst.Name):
-            outside.append(node)
-            continue
-        if isinstance(node, cst.Attribute):
+            if node.value == name:
+                return True
+        elif isinstance(node, cst.For) and name in set(target_names(node.target)):
+            stack.append(node.iter)
+        elif isinstance(node, (cst.Attribute, cst.Arg)):
             stack.append(node.value)
-            continue
-        if isinstance(node, cst.Arg):
-            stack.append(node.value)
-            continue
-        stack.extend(children(node))
-    return name in loaded_names(outside)
+        else:
+            stack.extend(children(node))
+    return False
