@@ -162,6 +162,8 @@ class LineMap:
 _REFINED_REGION_TOKENS = 4_000
 # Tokens of code: words, and each other character that is not a space.
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+# A line with a word in it (a line without one: `)`, `]`, blank).
+_WORD = re.compile(r"\w")
 
 
 def _merged_changes(opcodes: list[tuple[str, int, int, int, int]], old_lines: list[str]) -> list[tuple[str, int, int, int, int]]:
@@ -179,9 +181,6 @@ def _merged_changes(opcodes: list[tuple[str, int, int, int, int]], old_lines: li
         else:
             merged.append((tag, i1, i2, j1, j2))
     return merged
-
-
-_WORD = re.compile(r"\w")
 
 
 def _line_tokens(line: str) -> list[str]:
@@ -208,13 +207,18 @@ def _line_by_line(
     flat_old = [token for tokens in old_tokens for token in tokens]
     if not flat_old or not new_tokens or max(len(flat_old), len(new_tokens)) > _REFINED_REGION_TOKENS:
         return [region]
-    blocks = difflib.SequenceMatcher(None, flat_old, new_tokens, autojunk=False).get_matching_blocks()
+    # Matching blocks (old start, new start, size), in order; the last, of size 0, is dropped.
+    blocks = difflib.SequenceMatcher(None, flat_old, new_tokens, autojunk=False).get_matching_blocks()[:-1]
     starts = []  # for each old line: the new line its first token begins on (relative to j1)
     first = 0
+    block = 0  # the first block that ends after `first`: lines only move forward
     for tokens in old_tokens:
-        there = next((b + max(0, first - a) for a, b, size in blocks if size and a + size > first), None)
-        if there is None:
+        while block < len(blocks) and blocks[block][0] + blocks[block][2] <= first:
+            block += 1
+        if block == len(blocks):
             return [region]
+        a, b, _ = blocks[block]
+        there = b + max(0, first - a)
         first += len(tokens)
         line_there = new_line_of[min(there, len(new_tokens) - 1)]
         starts.append(max(line_there, starts[-1] if starts else 0))
