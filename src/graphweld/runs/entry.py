@@ -1,8 +1,9 @@
 """Running an entry in a subprocess and reading back what it reported.
 
 An entry is `file.py` or `file.py::factory` (default factory `my_model_function`), with a
-`GetInput()` beside it. Each run is a fresh interpreter with a timeout; rewritten sources reach it
-through the runner's import overlay, so nothing is written before verification passes.
+`GetInput()` beside it. Each run is a process of its own with a timeout (forked from a server that
+has imported torch, `runner_server`, or a fresh interpreter); rewritten sources reach it through
+the runner's import overlay, so nothing is written before verification passes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from graphweld.runs import runner_server
 from graphweld.runs.runner import DYNAMO_SETTINGS
 
 DEFAULT_TIMEOUT = 600
@@ -505,19 +507,10 @@ def _run_runner(entry: str, path: str, request: dict[str, Any], timeout: float) 
         result_path = os.path.join(scratch, "result.json")
         with open(request_path, "w", encoding="utf-8") as handle:
             json.dump(request, handle)
-        try:
-            completed = subprocess.run(
-                [sys.executable, "-m", "graphweld.runs.runner", request_path, result_path],
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                cwd=os.path.dirname(path),
-            )
-        except subprocess.TimeoutExpired:
-            raise EntryError(f"{entry}: the run took longer than {timeout:.0f} s and was stopped") from None
+        returncode, output = _runner_process(entry, path, request_path, result_path, timeout)
         if not os.path.exists(result_path):
-            last = (completed.stderr.strip().splitlines() or ["no output"])[-1]
-            raise EntryError(f"{entry}: the run died (exit code {completed.returncode}): {last}")
+            last = (output.strip().splitlines() or ["no output"])[-1]
+            raise EntryError(f"{entry}: the run died (exit code {returncode}): {last}")
         with open(result_path, encoding="utf-8") as handle:
             result = json.load(handle)
         if not result.get("ok"):
@@ -528,6 +521,35 @@ def _run_runner(entry: str, path: str, request: dict[str, Any], timeout: float) 
 
         outputs = torch.load(request["outputs_path"], weights_only=False)
     return result, outputs
+
+
+def _runner_process(entry: str, path: str, request_path: str, result_path: str, timeout: float) -> tuple[int, str]:
+    """Run the runner on a request: forked from the server that has torch imported where it can
+    (`runner_server`), else a fresh interpreter. Its exit status and its stderr (the server's
+    child: its stdout and stderr)."""
+    directory = os.path.dirname(path)
+    stopped = f"{entry}: the run took longer than {timeout:.0f} s and was stopped"
+    server = runner_server.server_for(timeout)
+    if server is not None:
+        try:
+            finished = server.run(request_path, result_path, result_path + ".log", timeout)
+            return finished.returncode, finished.output
+        except TimeoutError:
+            raise EntryError(stopped) from None
+        except runner_server.ServerUnavailable:  # made in a fresh interpreter below
+            if os.path.exists(result_path):
+                os.remove(result_path)
+    try:
+        completed = subprocess.run(
+            [sys.executable, "-m", "graphweld.runs.runner", request_path, result_path],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=directory,
+        )
+    except subprocess.TimeoutExpired:
+        raise EntryError(stopped) from None
+    return completed.returncode, completed.stderr
 
 
 # Compile options that are switches, and the Dynamo settings `--compile-options` also takes.

@@ -1131,5 +1131,118 @@ def main() -> None:
         json.dump(result, handle)
 
 
+def serve() -> bool:
+    """`python -m graphweld.runs.runner --serve`: import torch and Dynamo once, then fork a runner
+    for each request read from stdin (one JSON line: request, result and log paths), answer with
+    the child's pid and then its exit status. See `runner_server`. Returns True in a forked child,
+    which then runs `main()` as a fresh runner would; False in the server when it is done."""
+    import select
+    import threading
+
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    # Nothing but the protocol reaches the parent's pipe (torch's import may print).
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    start_directory = os.getcwd()
+
+    def answer(message: dict[str, Any]) -> None:
+        protocol.write(json.dumps(message) + "\n")
+        protocol.flush()
+
+    try:
+        import torch  # noqa: F401
+        import torch._dynamo.convert_frame  # noqa: F401  (what collect_dynamo_log imports)
+        import torch._dynamo.exc  # noqa: F401
+        import torch._dynamo.guards  # noqa: F401
+        import torch._dynamo.symbolic_convert  # noqa: F401
+        import torch._inductor.config  # noqa: F401
+    except BaseException as exc:  # the fresh runner will report it
+        answer({"ready": False, "why": _first_line(exc)})
+        return False
+    if threading.active_count() > 1:  # a Python thread would not survive the fork
+        answer({"ready": False, "why": "torch's import started a thread"})
+        return False
+    if _gpu_driver_loaded():
+        answer({"ready": False, "why": "a GPU driver is loaded: a forked run could not use the device"})
+        return False
+    answer({"ready": True})
+    from graphweld.runs.runner_server import IDLE_SECONDS, NEEDS_FRESH_INTERPRETER
+
+    pending = b""
+    try:
+        while True:
+            while b"\n" not in pending:
+                readable, _, _ = select.select([0], [], [], IDLE_SECONDS)
+                chunk = os.read(0, 65536) if readable else b""
+                if not chunk:
+                    return False  # the parent closed our input, or left us idle
+                pending += chunk
+            line, pending = pending.split(b"\n", 1)
+            job = json.loads(line)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                break
+            answer({"pid": pid})
+            _, status = os.waitpid(pid, 0)
+            answer({"status": os.waitstatus_to_exitcode(status)})
+    except (KeyboardInterrupt, BrokenPipeError):
+        return False  # Ctrl-C reached the whole process group: the parent reports it
+    protocol.close()
+    _become_runner(job, start_directory, NEEDS_FRESH_INTERPRETER)
+    return True
+
+
+def _gpu_driver_loaded() -> bool:
+    """Whether CUDA's or ROCm's driver library is in this process (a forked child cannot use a
+    device its parent initialized)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            mapped = maps.read()
+    except OSError:
+        return True
+    return "libcuda.so" in mapped or "libamdhip64" in mapped
+
+
+def _shadows_an_import(directory: str) -> bool:
+    """Whether `directory`, first on a fresh runner's path, holds a module or package named as one
+    the server imported from elsewhere (a fresh interpreter would have imported the user's)."""
+    imported = {name.partition(".")[0] for name in sys.modules}
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return False
+    for name in names:
+        stem = name.partition(".")[0]
+        if stem not in imported:
+            continue
+        path = os.path.join(directory, name)
+        if name.endswith((".py", ".pyc", ".so")) or os.path.isfile(os.path.join(path, "__init__.py")):
+            return True
+    return False
+
+
+def _become_runner(job: dict[str, Any], start_directory: str, needs_fresh: int) -> None:
+    """In the forked child: become `python -m graphweld.runs.runner REQUEST RESULT` started in the
+    entry's folder (its output to the run's log), or exit with `needs_fresh` where the run
+    rewrites a module already imported here or the entry's folder would shadow one."""
+    with open(job["request"], encoding="utf-8") as handle:
+        request = json.load(handle)
+    imported = {os.path.realpath(module.__file__) for module in list(sys.modules.values()) if getattr(module, "__file__", None)}
+    directory = os.path.dirname(request["entry"])
+    if any(os.path.realpath(path) in imported for path in request.get("overlay", {})) or _shadows_an_import(directory):
+        os._exit(needs_fresh)
+    log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.chdir(directory)
+    if sys.path and sys.path[0] == start_directory:
+        sys.path[0] = os.getcwd()  # as `python -m` puts the folder it starts in
+    sys.argv[1:] = [job["request"], job["result"]]
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] != ["--serve"] or serve():
+        main()

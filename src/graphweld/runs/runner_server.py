@@ -1,0 +1,197 @@
+"""A runner process that imports torch once and forks a fresh runner for each run.
+
+Importing torch and Dynamo takes about five seconds of CPU, most of a small entry's run, and a
+verified fix makes several runs (eager and compiled, then again for each candidate). The server
+(`python -m graphweld.runs.runner --serve`) imports them once and then, for each run, forks a
+child that does exactly what `python -m graphweld.runs.runner REQUEST RESULT` does: a process of
+its own, with the entry's folder as its working directory and first on `sys.path`, its output in a
+log of its own, and a normal interpreter exit. Nothing of one run reaches the next: the server
+itself never loads an entry, compiles or runs anything.
+
+The server is started with the first run and kept while runs keep the same interpreter and
+environment (a different one starts another). It imports torch in an empty folder, so nothing of
+the user's can stand in for what torch imports. Where it cannot serve (no `fork`, not Linux, a GPU
+driver loaded by the import, a run that rewrites a module the server has imported or whose folder
+holds a module of the same name, a server that died), the run is made in a fresh interpreter as
+before; `GRAPHWELD_FRESH_RUNS=1` always does that.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+
+# The exit status of a child that could not run here (a module the run rewrites is already
+# imported by the server, or the entry's folder would shadow one): the run is made again in a
+# fresh interpreter.
+NEEDS_FRESH_INTERPRETER = 75
+# A server nobody has used for this long exits (a language server keeps graphweld alive for hours).
+IDLE_SECONDS = 600
+
+
+class ServerUnavailable(Exception):
+    """The server could not take this run; make it in a fresh interpreter."""
+
+
+@dataclass
+class Finished:
+    """A run the server made: its exit status and what it wrote to stdout and stderr."""
+
+    returncode: int
+    output: str
+
+
+class RunnerServer:
+    """The parent's side: one server process, one run at a time (runs are sequential)."""
+
+    def __init__(self, executable: str, environment: dict[str, str], start_timeout: float) -> None:
+        self.key = (executable, tuple(sorted(environment.items())))
+        self.folder = tempfile.mkdtemp(prefix="graphweld-server-")
+        self.process = subprocess.Popen(
+            [executable, "-m", "graphweld.runs.runner", "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=self.folder,
+            env=environment,
+        )
+        self._pending = b""
+        self._lock = threading.Lock()
+        self.broken = False
+        try:
+            ready = self._reply(time.monotonic() + start_timeout)
+        except ServerUnavailable:
+            self.close()
+            raise
+        if not ready.get("ready"):
+            self.close()
+            raise ServerUnavailable(ready.get("why", "the server is not ready"))
+
+    def run(self, request_path: str, result_path: str, log_path: str, timeout: float) -> Finished:
+        """Run one request in a forked child; raise TimeoutError (the child killed) past `timeout`."""
+        with self._lock:  # one run at a time: the replies are read in order
+            return self._run(request_path, result_path, log_path, timeout)
+
+    def _run(self, request_path: str, result_path: str, log_path: str, timeout: float) -> Finished:
+        job = {"request": request_path, "result": result_path, "log": log_path}
+        try:
+            assert self.process.stdin is not None
+            self.process.stdin.write(json.dumps(job).encode("utf-8") + b"\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError) as error:
+            self.broken = True
+            raise ServerUnavailable(f"the server is gone ({error})") from None
+        deadline = time.monotonic() + timeout
+        try:
+            started = self._reply(deadline)
+        except (TimeoutError, ServerUnavailable):
+            self.broken = True
+            raise ServerUnavailable("the server did not start the run") from None
+        pid = started.get("pid")
+        if not isinstance(pid, int):
+            self.broken = True
+            raise ServerUnavailable("the server did not start the run")
+        try:
+            finished = self._reply(deadline)
+        except TimeoutError:
+            _kill(pid)
+            try:
+                self._reply(time.monotonic() + 30)  # the server reaps the child and says so
+            except (TimeoutError, ServerUnavailable):
+                self.broken = True
+            raise
+        except BaseException:
+            # Ctrl-C, or the server died: the child does not outlive the run it was for.
+            _kill(pid)
+            self.broken = True
+            raise
+        if finished.get("status") == NEEDS_FRESH_INTERPRETER:
+            raise ServerUnavailable("the run rewrites or shadows a module the server has imported")
+        with open(log_path, encoding="utf-8", errors="replace") as handle:
+            output = handle.read()
+        return Finished(int(finished.get("status", 1)), output)
+
+    def _reply(self, deadline: float) -> dict:
+        """The server's next line, as JSON; TimeoutError past the deadline."""
+        assert self.process.stdout is not None
+        descriptor = self.process.stdout.fileno()
+        while b"\n" not in self._pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            readable, _, _ = select.select([descriptor], [], [], left)
+            if not readable:
+                continue
+            chunk = os.read(descriptor, 65536)
+            if not chunk:
+                raise ServerUnavailable("the server exited")
+            self._pending += chunk
+        line, self._pending = self._pending.split(b"\n", 1)
+        return json.loads(line)
+
+    def close(self) -> None:
+        """Stop the server: it exits when its input closes (at once, unless a run is in progress)."""
+        try:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, 9)
+    except ProcessLookupError:
+        pass
+
+
+_server: RunnerServer | None = None
+_unavailable: set[tuple] = set()
+
+
+def server_for(timeout: float) -> RunnerServer | None:
+    """The server for runs with this interpreter and environment, started if need be; None where
+    runs are made in fresh interpreters."""
+    global _server
+    if os.environ.get("GRAPHWELD_FRESH_RUNS") or not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return None
+    environment = dict(os.environ)
+    key = (sys.executable, tuple(sorted(environment.items())))
+    if key in _unavailable:
+        return None
+    if _server is not None and (_server.key != key or _server.broken or _server.process.poll() is not None):
+        _server.close()
+        _server = None
+    if _server is None:
+        try:
+            _server = RunnerServer(sys.executable, environment, timeout)
+        except (ServerUnavailable, TimeoutError, OSError):
+            _unavailable.add(key)
+            return None
+    return _server
+
+
+def forget_server() -> None:
+    """Stop the server (the process is exiting)."""
+    global _server
+    if _server is not None:
+        _server.close()
+        _server = None
+
+
+atexit.register(forget_server)
