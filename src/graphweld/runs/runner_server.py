@@ -69,8 +69,8 @@ class RunnerServer:
         self.broken = False
         try:
             ready = self._reply(time.monotonic() + start_timeout)
-        except ServerUnavailable:
-            self.close()
+        except (ServerUnavailable, TimeoutError):
+            self.close()  # a server slower than the run's time to start is not left behind
             raise
         if not ready.get("ready"):
             self.close()
