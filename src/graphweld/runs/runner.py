@@ -1136,7 +1136,6 @@ def serve() -> bool:
     for each request read from stdin (one JSON line: request, result and log paths), answer with
     the child's pid and then its exit status. See `runner_server`. Returns True in a forked child,
     which then runs `main()` as a fresh runner would; False in the server when it is done."""
-    import select
     import threading
 
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -1165,18 +1164,19 @@ def serve() -> bool:
         answer({"ready": False, "why": "a GPU driver is loaded: a forked run could not use the device"})
         return False
     answer({"ready": True})
-    from graphweld.runs.runner_server import IDLE_SECONDS, NEEDS_FRESH_INTERPRETER
+    import time
+
+    from graphweld.runs.runner_server import IDLE_SECONDS, NEEDS_FRESH_INTERPRETER, read_line
 
     pending = b""
     try:
         while True:
-            while b"\n" not in pending:
-                readable, _, _ = select.select([0], [], [], IDLE_SECONDS)
-                chunk = os.read(0, 65536) if readable else b""
-                if not chunk:
-                    return False  # the parent closed our input, or left us idle
-                pending += chunk
-            line, pending = pending.split(b"\n", 1)
+            try:
+                line, pending = read_line(0, pending, time.monotonic() + IDLE_SECONDS)
+            except TimeoutError:
+                return False  # left idle
+            if line is None:
+                return False  # the parent closed our input
             job = json.loads(line)
             sys.stdout.flush()
             sys.stderr.flush()

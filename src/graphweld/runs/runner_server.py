@@ -123,19 +123,9 @@ class RunnerServer:
     def _reply(self, deadline: float) -> dict:
         """The server's next line, as JSON; TimeoutError past the deadline."""
         assert self.process.stdout is not None
-        descriptor = self.process.stdout.fileno()
-        while b"\n" not in self._pending:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            readable, _, _ = select.select([descriptor], [], [], left)
-            if not readable:
-                continue
-            chunk = os.read(descriptor, 65536)
-            if not chunk:
-                raise ServerUnavailable("the server exited")
-            self._pending += chunk
-        line, self._pending = self._pending.split(b"\n", 1)
+        line, self._pending = read_line(self.process.stdout.fileno(), self._pending, deadline)
+        if line is None:
+            raise ServerUnavailable("the server exited")
         return json.loads(line)
 
     def close(self) -> None:
@@ -151,6 +141,24 @@ class RunnerServer:
             self.process.kill()
             self.process.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def read_line(descriptor: int, pending: bytes, deadline: float) -> tuple[bytes | None, bytes]:
+    """The next line from a pipe, given what was read past the last one, and what is read past
+    this one; None at the end of the pipe; TimeoutError past `deadline` (time.monotonic())."""
+    while b"\n" not in pending:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        readable, _, _ = select.select([descriptor], [], [], left)
+        if not readable:
+            continue
+        chunk = os.read(descriptor, 65536)
+        if not chunk:
+            return None, pending
+        pending += chunk
+    line, pending = pending.split(b"\n", 1)
+    return line, pending
 
 
 def _kill(pid: int) -> None:
