@@ -1136,6 +1136,7 @@ def serve() -> bool:
     for each request read from stdin (one JSON line: request, result and log paths), answer with
     the child's pid and then its exit status. See `runner_server`. Returns True in a forked child,
     which then runs `main()` as a fresh runner would; False in the server when it is done."""
+    import gc
     import threading
 
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -1154,6 +1155,10 @@ def serve() -> bool:
         import torch._dynamo.guards  # noqa: F401
         import torch._dynamo.symbolic_convert  # noqa: F401
         import torch._inductor.config  # noqa: F401
+
+        # The backends' modules (AOTAutograd and networkx among them), which each run's first
+        # compile would import again: about half a second of a small run.
+        torch._dynamo.list_backends()
     except BaseException as exc:  # the fresh runner will report it
         answer({"ready": False, "why": _first_line(exc)})
         return False
@@ -1163,6 +1168,10 @@ def serve() -> bool:
     if _gpu_driver_loaded():
         answer({"ready": False, "why": "a GPU driver is loaded: a forked run could not use the device"})
         return False
+    # What the imports made is kept for good: a child's collections then skip it instead of
+    # writing to every page of it (copy-on-write), which cost a small run about a second.
+    gc.collect()
+    gc.freeze()
     answer({"ready": True})
     import time
 
