@@ -22,6 +22,7 @@ import atexit
 import json
 import os
 import select
+import signal
 import shutil
 import subprocess
 import sys
@@ -163,7 +164,7 @@ def read_line(descriptor: int, pending: bytes, deadline: float) -> tuple[bytes |
 
 def _kill(pid: int) -> None:
     try:
-        os.kill(pid, 9)
+        os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
 
