@@ -51,11 +51,14 @@ def _summary(report) -> tuple:
     )
 
 
-def test_a_forked_run_reports_what_a_fresh_interpreter_reports(entry: Path, monkeypatch):
-    options = {"backend": "eager"}
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+def test_a_forked_run_reports_what_a_fresh_interpreter_reports(entry: Path, monkeypatch, backend: str):
+    options = {"backend": backend}
     served = run_entry(str(entry), compile_options=options)
     server = runner_server._server
     assert server is not None and server.process.poll() is None  # the run was the server's
+    # A server started for an inductor run has imported inductor's compiler as well.
+    assert ("--inductor" in server.process.args) == (backend == "inductor")
     again = run_entry(str(entry), compile_options=options)
     assert runner_server._server is server  # the next run reuses it
     monkeypatch.setenv("GRAPHWELD_FRESH_RUNS", "1")
@@ -107,6 +110,22 @@ def test_a_run_past_its_time_is_stopped_and_the_server_serves_the_next(entry: Pa
     assert runner_server._server is server and server.process.poll() is None
     assert _children(server.process.pid) == []  # the stopped run is gone, not left running
     assert run_entry(str(entry), modes=("eager",)).outputs["eager"].shape == (8,)
+
+
+def test_a_server_that_cannot_serve_with_inductor_imported_serves_without_it(entry: Path, monkeypatch):
+    # As where inductor's import loads a GPU driver: that server says it is not ready.
+    real = runner_server.RunnerServer
+
+    def start(executable, environment, start_timeout, inductor=False):
+        if inductor:
+            raise runner_server.ServerUnavailable("a GPU driver is loaded: a forked run could not use the device")
+        return real(executable, environment, start_timeout, inductor)
+
+    monkeypatch.setattr(runner_server, "RunnerServer", start)
+    report = run_entry(str(entry), compile_options={})  # inductor, torch.compile's default
+    server = runner_server._server
+    assert server is not None and "--inductor" not in server.process.args
+    assert report.graphs == 2 and len(report.breaks) == 1
 
 
 def test_without_fork_or_when_told_runs_are_made_fresh(monkeypatch):

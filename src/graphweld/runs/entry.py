@@ -507,7 +507,8 @@ def _run_runner(entry: str, path: str, request: dict[str, Any], timeout: float) 
         result_path = os.path.join(scratch, "result.json")
         with open(request_path, "w", encoding="utf-8") as handle:
             json.dump(request, handle)
-        returncode, output = _runner_process(entry, path, request_path, result_path, timeout)
+        inductor = "compiled" in request["modes"] and request["compile_options"].get("backend", "inductor") == "inductor"
+        returncode, output = _runner_process(entry, path, request_path, result_path, timeout, inductor)
         if not os.path.exists(result_path):
             last = (output.strip().splitlines() or ["no output"])[-1]
             raise EntryError(f"{entry}: the run died (exit code {returncode}): {last}")
@@ -523,13 +524,16 @@ def _run_runner(entry: str, path: str, request: dict[str, Any], timeout: float) 
     return result, outputs
 
 
-def _runner_process(entry: str, path: str, request_path: str, result_path: str, timeout: float) -> tuple[int, str]:
+def _runner_process(
+    entry: str, path: str, request_path: str, result_path: str, timeout: float, inductor: bool
+) -> tuple[int, str]:
     """Run the runner on a request: forked from the server that has torch imported where it can
-    (`runner_server`), else a fresh interpreter. Its exit status and its stderr (the server's
-    child: its stdout and stderr)."""
+    (`runner_server`; `inductor`: the run compiles with inductor, which a server started for it
+    imports too), else a fresh interpreter. Its exit status and its stderr (the server's child:
+    its stdout and stderr)."""
     directory = os.path.dirname(path)
     stopped = f"{entry}: the run took longer than {timeout:.0f} s and was stopped"
-    server = runner_server.server_for(timeout)
+    server = runner_server.server_for(timeout, inductor)
     if server is not None:
         try:
             finished = server.run(request_path, result_path, result_path + ".log", timeout)

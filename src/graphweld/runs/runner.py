@@ -1131,11 +1131,12 @@ def main() -> None:
         json.dump(result, handle)
 
 
-def serve() -> bool:
-    """`python -m graphweld.runs.runner --serve`: import torch and Dynamo once, then fork a runner
-    for each request read from stdin (one JSON line: request, result and log paths), answer with
-    the child's pid and then its exit status. See `runner_server`. Returns True in a forked child,
-    which then runs `main()` as a fresh runner would; False in the server when it is done."""
+def serve(inductor: bool) -> bool:
+    """`python -m graphweld.runs.runner --serve [--inductor]`: import torch and Dynamo once (and
+    inductor's compiler with `--inductor`), then fork a runner for each request read from stdin
+    (one JSON line: request, result and log paths), answer with the child's pid and then its exit
+    status. See `runner_server`. Returns True in a forked child, which then runs `main()` as a
+    fresh runner would; False in the server when it is done."""
     import gc
     import threading
 
@@ -1159,6 +1160,8 @@ def serve() -> bool:
         # The backends' modules (AOTAutograd and networkx among them), which each run's first
         # compile would import again: about half a second of a small run.
         torch._dynamo.list_backends()
+        if inductor:
+            import torch._inductor.compile_fx  # noqa: F401  (about 1.3 s of each inductor run)
     except BaseException as exc:  # the fresh runner will report it
         answer({"ready": False, "why": _first_line(exc)})
         return False
@@ -1253,5 +1256,5 @@ def _become_runner(job: dict[str, Any], start_directory: str, needs_fresh: int) 
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--serve"] or serve():
+    if sys.argv[1:] not in (["--serve"], ["--serve", "--inductor"]) or serve(inductor=sys.argv[2:] == ["--inductor"]):
         main()

@@ -54,11 +54,11 @@ class Finished:
 class RunnerServer:
     """The parent's side: one server process, one run at a time (runs are sequential)."""
 
-    def __init__(self, executable: str, environment: dict[str, str], start_timeout: float) -> None:
+    def __init__(self, executable: str, environment: dict[str, str], start_timeout: float, inductor: bool = False) -> None:
         self.key = (executable, tuple(sorted(environment.items())))
         self.folder = tempfile.mkdtemp(prefix="graphweld-server-")
         self.process = subprocess.Popen(
-            [executable, "-m", "graphweld.runs.runner", "--serve"],
+            [executable, "-m", "graphweld.runs.runner", "--serve", *(["--inductor"] if inductor else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -173,9 +173,11 @@ _server: RunnerServer | None = None
 _unavailable: set[tuple] = set()
 
 
-def server_for(timeout: float) -> RunnerServer | None:
+def server_for(timeout: float, inductor: bool = False) -> RunnerServer | None:
     """The server for runs with this interpreter and environment, started if need be; None where
-    runs are made in fresh interpreters."""
+    runs are made in fresh interpreters. One started for a run that compiles with inductor imports
+    inductor's compiler too (about 1.3 s once, saved on every inductor run); any server serves any
+    run."""
     global _server
     if os.environ.get("GRAPHWELD_FRESH_RUNS") or not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return None
@@ -186,12 +188,19 @@ def server_for(timeout: float) -> RunnerServer | None:
     if _server is not None and (_server.key != key or _server.broken or _server.process.poll() is not None):
         _server.close()
         _server = None
-    if _server is None:
+    # Where inductor's import is what keeps a server from serving (it may load a GPU driver), one
+    # without it still saves the rest.
+    for preload_inductor in (True, False) if inductor else (False,):
+        if _server is not None:
+            break
         try:
-            _server = RunnerServer(sys.executable, environment, timeout)
-        except (ServerUnavailable, TimeoutError, OSError):
-            _unavailable.add(key)
-            return None
+            _server = RunnerServer(sys.executable, environment, timeout, preload_inductor)
+        except ServerUnavailable:
+            continue
+        except (TimeoutError, OSError):
+            break
+    if _server is None:
+        _unavailable.add(key)
     return _server
 
 
