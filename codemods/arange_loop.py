@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
 from graphweld.analysis.names import ImportTable
 from graphweld.analysis.scopes import bound_names, loaded_names, target_names
 from graphweld.rule import Rule, Safety
-from graphweld.walk import children
+from graphweld.walk import children, iter_nodes
 
 # Integer dtypes: arange's values are whole numbers, as range's are.
 _INTEGER_DTYPES = frozenset(
@@ -41,15 +42,20 @@ class ArangeLoop(Rule):
     of those (`p[..., i + 1]`), `int(i)`, or compared in a branch's test (`if t > 0:`). A text CNN
     shifts its input by each n-gram offset, a Hawkes process runs its recursion backwards
     (`torch.arange(m - 1, -1, step=-1)`), recurrent cells step through time: the loop becomes
-    `for i in range(...)` with the same arguments.
+    `for i in range(...)` with the same arguments. A loop over the rows of
+    `torch.cartesian_prod(torch.arange(a), torch.arange(b), ...)` whose elements (`index[0]`) or
+    unpacked names (`for row, col in ...`) are only read so (Open-Unmix's channel pairs, a grid's
+    tiles) becomes `for ... in itertools.product(range(a), range(b), ...)`.
 
     ## Why the graph breaks
-    Iterating a tensor gives 0-dim tensors, and PyTorch reads a 0-dim tensor used as an index, a
+    Iterating a tensor gives 0-dim tensors (a 2-D tensor's rows: 1-D tensors of 0-dim elements),
+    and PyTorch reads a 0-dim tensor used as an index, a
     slice bound or a branch's test as a Python number (`aten._local_scalar_dense`, an `.item()`):
     Dynamo cannot know it while tracing ("Data dependent operator", GB0033; `Tensor.item()`,
     GB0124; data-dependent branching, GB0170). The break is inside a loop, so Dynamo skips the
     whole frame and none of it is compiled. `range` gives the same numbers as Python integers,
-    which Dynamo unrolls into the graph.
+    which Dynamo unrolls into the graph; `itertools.product` of ranges gives the rows as tuples of
+    the same integers, in cartesian_prod's order.
 
     ## Example
     ```python
@@ -74,7 +80,11 @@ class ArangeLoop(Rule):
     index (`idx + i`, which does not break), is passed to a function, printed or kept is left
     alone. Where no use is an index (only `int(i)` or a comparison), the bounds must be whole
     numbers the code shows (literals, sizes, lengths): `torch.arange(0.0, 1.0, 0.25)` gives floats
-    that `range` refuses. An index with a float fails in the original already.
+    that `range` refuses. An index with a float fails in the original already. The rows of
+    `cartesian_prod` are taken only for two or more aranges given one by one (with one it gives
+    the arange itself), a row read only through `row[k]` (`k` an integer literal) or unpacked into
+    as many names as aranges; a row used whole (`index - 1`, `index.tolist()`) is left alone.
+    `import itertools` is added where the module lacks it.
     """
 
     id = "arange-loop"
@@ -83,9 +93,10 @@ class ArangeLoop(Rule):
     # The README's table of rules (generated from these): what it finds, how it rewrites, its default.
     finds = (
         "`for i in torch.arange(...)` whose variable only indexes, slices, goes into `int()` or a branch's comparison "
-        "(n-gram shifts, backward recursions, time steps), in a compiled region"
+        "(n-gram shifts, backward recursions, time steps), or over `torch.cartesian_prod` of aranges whose rows' "
+        "elements are read so, in a compiled region"
     )
-    rewrite = "`for i in range(...)`, the same arguments"
+    rewrite = "`for i in range(...)`, the same arguments; `itertools.product(range(...), ...)` for the rows"
     default = "safe"
     trigger_words = ("arange",)
     needs_breaker_call = False
@@ -94,30 +105,144 @@ class ArangeLoop(Rule):
     def visit_For(self, node: cst.For) -> None:
         context = self.context
         function = context.current_function
-        if function is None or not context.regions.is_compiled(function) or not isinstance(node.target, cst.Name):
+        if function is None or not context.regions.is_compiled(function):
             return
         imports = context.regions.imports
-        bounds = _range_arguments(node.iter, imports)
-        if bounds is None:
-            return
-        name = node.target.value
-        # A `for ... else:` reads the last step where the loop ends: it is looked at as the body is.
-        uses = _uses(node.body, name) + (_uses(node.orelse, name) if node.orelse is not None else [])
-        if not uses or any(place == _OTHER for place, _ in uses):
-            return
-        if name in bound_names([node.body]) or _read_elsewhere(function, node, name):
-            return
+        ranges = _range_arguments(node.iter, imports) if isinstance(node.target, cst.Name) else None
+        if ranges is not None:
+            all_bounds, names, rows = [ranges], [node.target.value], False  # type: ignore[attr-defined]
+        else:
+            # `for index in torch.cartesian_prod(torch.arange(a), torch.arange(b)):` gives a row of
+            # 0-dim tensors per step: its elements (`index[0]`) or the names it unpacks into are
+            # read as numbers, as a loop over one arange's are.
+            # Or a name bound to it just before, in the same block, and read only here
+            # (Open-Unmix's `indices = torch.cartesian_prod(...)`, `for index in indices:`).
+            binding = _bound_only_for(function, node)
+            product = _product_arguments(binding.body[0].value if binding else node.iter, imports)  # type: ignore[attr-defined]
+            unpacked = None if product is None else _unpacked_names(node.target, len(product))
+            if product is None or unpacked is None:
+                return
+            all_bounds, names, rows = product, unpacked, isinstance(node.target, cst.Name)
+        uses: list[tuple[str, bool]] = []
+        for name in names:
+            # A `for ... else:` reads the last step where the loop ends: it is looked at as the body is.
+            found = _uses(node.body, name, rows) + (_uses(node.orelse, name, rows) if node.orelse is not None else [])
+            if not found or any(place == _OTHER for place, _ in found):
+                return
+            if name in bound_names([node.body]) or _read_elsewhere(function, node, name):
+                return
+            uses += found
         # Without an index, nothing in the original says the bounds are whole numbers.
-        if not any(indexing for _, indexing in uses) and not all(_whole_number(bound) for bound in bounds):
+        if not any(indexing for _, indexing in uses) and not all(_whole_number(b) for bounds in all_bounds for b in bounds):
             return
-        range_call = cst.Call(func=cst.Name("range"), args=[cst.Arg(value=bound) for bound in bounds])
-        replacement = node.with_changes(iter=range_call)
+        range_calls = [cst.Call(func=cst.Name("range"), args=[cst.Arg(value=bound) for bound in bounds]) for bounds in all_bounds]
+        extra: list[tuple[cst.CSTNode, list[cst.BaseStatement]]] = []
+        if len(range_calls) == 1:
+            iterated: cst.BaseExpression = range_calls[0]
+            looped = "`range(...)`, the same numbers"
+        else:
+            iterated = cst.Call(
+                func=cst.Attribute(value=cst.Name("itertools"), attr=cst.Name("product")),
+                args=[cst.Arg(value=call) for call in range_calls],
+            )
+            looped = "`itertools.product(range(...), ...)`, the same numbers in the same order"
+            if not binds_at_module_level(context.module, "itertools"):
+                anchor = definitions_anchor(context.module)
+                if anchor is None:
+                    return
+                extra.append((anchor, [anchor, cst.parse_statement("import itertools\n")]))
+        if len(range_calls) > 1 and binding is not None:
+            # The name is bound again each time before the loop reads it: one iterator per loop.
+            target: cst.CSTNode = binding
+            replacement = binding.with_changes(body=[binding.body[0].with_changes(value=iterated)])
+            iterated_code = context.code(binding.body[0].value)  # type: ignore[attr-defined]
+        else:
+            target, replacement, iterated_code = node, node.with_changes(iter=iterated), context.code(node.iter)
+        if rows:
+            read = f"`{names[0]}`'s elements are read as numbers"
+        elif len(names) == 1:
+            read = f"`{names[0]}` is read as a number"
+        else:
+            read = "`" + "`, `".join(names) + "` are read as numbers"
         message = (
-            f"`{context.code(node.iter)}` gives 0-dim tensors, and `{name}` is read as a number (an index, `int()` or a "
+            f"`{iterated_code}` gives 0-dim tensors, and {read} (an index, `int()` or a "
             "test), which Dynamo cannot know while tracing (GB0033): the break is in a loop, so the frame is skipped; "
-            "loop over `range(...)`, the same numbers"
+            f"loop over {looped}"
         )
-        self.propose(node, [replacement], anchor=node, message=message, safety=Safety.SAFE)
+        self.propose(target, [replacement], anchor=node, message=message, safety=Safety.SAFE, extra=extra, resolves=[node])
+
+
+def _bound_only_for(function: cst.FunctionDef, loop: cst.For) -> cst.SimpleStatementLine | None:
+    """`name = <call>`, the last statement before the loop in its block that binds the name the
+    loop iterates, when the function mentions that name nowhere else."""
+    if not isinstance(loop.iter, cst.Name):
+        return None
+    name = loop.iter.value
+    before = _statements_before(function, loop)
+    binding = next((s for s in reversed(before) if name in bound_names([s])), None)
+    if (
+        not isinstance(binding, cst.SimpleStatementLine)
+        or len(binding.body) != 1
+        or not isinstance(binding.body[0], cst.Assign)
+        or len(binding.body[0].targets) != 1
+        or not isinstance(binding.body[0].targets[0].target, cst.Name)
+        or not isinstance(binding.body[0].value, cst.Call)
+    ):
+        return None
+    mentions = [n for n in iter_nodes(function.body) if isinstance(n, cst.Name) and n.value == name]
+    # The binding's target and the loop's iter, nothing else (no other read, no other binding).
+    return binding if len(mentions) == 2 else None
+
+
+def _statements_before(function: cst.FunctionDef, loop: cst.For) -> list[cst.BaseStatement]:
+    """The statements before `loop` in the block that holds it."""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.IndentedBlock):
+            for index, statement in enumerate(node.body):
+                if statement is loop:
+                    return list(node.body[:index])
+        stack.extend(children(node))
+    return []
+
+
+def _product_arguments(iterated: cst.BaseExpression, imports: ImportTable) -> list[list[cst.BaseExpression]] | None:
+    """The ranges of `torch.cartesian_prod(torch.arange(...), torch.arange(...), ...)`, two or
+    more aranges given one by one (with one, cartesian_prod gives the arange itself, not rows)."""
+    if not isinstance(iterated, cst.Call) or imports.qualify(iterated.func) != "torch.cartesian_prod" or len(iterated.args) < 2:
+        return None
+    ranges = []
+    for arg in iterated.args:
+        bounds = None if arg.star or arg.keyword is not None else _range_arguments(arg.value, imports)
+        if bounds is None:
+            return None
+        ranges.append(bounds)
+    return ranges
+
+
+def _unpacked_names(target: cst.BaseExpression, count: int) -> list[str] | None:
+    """The loop's names: one for the row, or one per element unpacked (`for i, j in ...`)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == count:
+        names = [element.value.value for element in target.elements if isinstance(element.value, cst.Name)]
+        if len(names) == count and not any(isinstance(element, cst.StarredElement) for element in target.elements):
+            return names
+    return None
+
+
+def _row_element(node: cst.Subscript, name: str) -> bool:
+    """`name[k]`, `k` an integer literal: one element of a row, a 0-dim tensor."""
+    if not isinstance(node.value, cst.Name) or node.value.value != name or len(node.slice) != 1:
+        return False
+    index = node.slice[0].slice
+    if not isinstance(index, cst.Index) or index.star is not None:
+        return False
+    value = index.value
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression
+    return isinstance(value, cst.Integer)
 
 
 def _range_arguments(iterated: cst.BaseExpression, imports: ImportTable) -> list[cst.BaseExpression] | None:
@@ -195,14 +320,21 @@ def _whole_number(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value == "ndim"
 
 
-def _uses(body: cst.CSTNode, name: str) -> list[tuple[str, bool]]:
-    """Each read of `name` in the body: where it stands (`_NUMBER`, `_TEST` or `_OTHER`), and
-    whether it is in a subscript's index (which the original can only take with whole numbers)."""
+def _uses(body: cst.CSTNode, name: str, rows: bool = False) -> list[tuple[str, bool]]:
+    """Each read of `name` in the body (with `rows`, of `name[k]`: `name` is a row and any other
+    read of it is `_OTHER`): where it stands (`_NUMBER`, `_TEST` or `_OTHER`), and whether it is in
+    a subscript's index (which the original can only take with whole numbers)."""
     found: list[tuple[str, bool]] = []
     stack: list[tuple[cst.CSTNode, str, bool]] = [(body, _OTHER, False)]
     while stack:
         node, place, indexing = stack.pop()
+        if rows and isinstance(node, cst.Subscript) and _row_element(node, name):
+            found.append((place, indexing))
+            continue
         if isinstance(node, cst.Name):
+            if rows and node.value == name:
+                found.append((_OTHER, False))
+                continue
             if node.value == name:
                 found.append((place, indexing))
             continue

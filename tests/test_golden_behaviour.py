@@ -68,6 +68,7 @@ COMPILED = [
     "unroll-loop/break_and_else",
     "unroll-loop/loop_variable_read_after",
     "unroll-loop/nested_loops",
+    "arange-loop/index_pairs",
 ]
 
 
