@@ -109,6 +109,7 @@ class ArangeLoop(Rule):
             return
         imports = context.regions.imports
         ranges = _range_arguments(node.iter, imports) if isinstance(node.target, cst.Name) else None
+        binding: cst.SimpleStatementLine | None = None
         if ranges is not None:
             all_bounds, names, rows = [ranges], [node.target.value], False  # type: ignore[attr-defined]
         else:
@@ -151,7 +152,7 @@ class ArangeLoop(Rule):
                 if anchor is None:
                     return
                 extra.append((anchor, [anchor, cst.parse_statement("import itertools\n")]))
-        if len(range_calls) > 1 and binding is not None:
+        if binding is not None:
             # The name is bound again each time before the loop reads it: one iterator per loop.
             target: cst.CSTNode = binding
             replacement = binding.with_changes(body=[binding.body[0].with_changes(value=iterated)])
