@@ -105,6 +105,23 @@ def _cell(timing: dict[str, object], key: str) -> str:
     return "-" if value is None else str(value)
 
 
+def forked_runs() -> str:
+    """Whether this machine's runs are forked from a server that imported torch (and inductor's
+    compiler), or made in fresh interpreters, and why (`graphweld.runs.runner_server`)."""
+    from graphweld.runs import runner_server
+
+    reasons = []
+    for inductor in (True, False):
+        try:
+            server = runner_server.RunnerServer(sys.executable, dict(os.environ), 300.0, inductor)
+        except (runner_server.ServerUnavailable, TimeoutError, OSError) as why:
+            reasons.append(f"{'with' if inductor else 'without'} inductor: {why}")
+            continue
+        server.close()
+        return "runs: forked from a server" + (" that imported inductor's compiler" if inductor else f" ({reasons[0]})")
+    return "runs: fresh interpreters (" + "; ".join(reasons) + ")"
+
+
 def table(results: list[dict[str, object]], pytest_line: str) -> str:
     rows = [
         "| case | kept | compiled run | graphs | breaks | skipped frames | fullgraph | cold s before -> after | warm ms before -> after |",
@@ -148,6 +165,9 @@ def main() -> int:
     print(f"graphweld GPU check: torch {torch.__version__}, device {options.device}"
           + (f" ({torch.cuda.get_device_name(0)})" if options.device.startswith("cuda") and torch.cuda.is_available() else ""),
           flush=True)
+    # Measured before the cases start: a run's speed there depends on it (docs/commands.md).
+    runs_line = forked_runs()
+    print(runs_line, flush=True)
     deadline = options.budget
     pytest_process = None
     if not options.no_pytest:
@@ -189,6 +209,7 @@ def main() -> int:
             pytest_process.kill()
         log = (options.out / "pytest-cuda.log").read_text(errors="replace").strip().splitlines()
         pytest_line = f"pytest -m cuda: {log[-1] if log else 'no output'} (exit {pytest_process.returncode})"
+    pytest_line = f"{pytest_line}; {runs_line}"
     print(table(results, pytest_line), flush=True)
     (options.out / "table.md").write_text(table(results, pytest_line) + "\n")
     failed = pytest_process is not None and pytest_process.returncode not in (0, 5)
