@@ -1180,6 +1180,10 @@ def serve(inductor: bool) -> bool:
 
     from graphweld.runs.runner_server import IDLE_SECONDS, NEEDS_FRESH_INTERPRETER, read_line
 
+    # The files of what is imported here, the same for every child (about 0.2 s to resolve).
+    imported_files = frozenset(
+        os.path.realpath(module.__file__) for module in list(sys.modules.values()) if getattr(module, "__file__", None)
+    )
     pending = b""
     try:
         while True:
@@ -1201,7 +1205,7 @@ def serve(inductor: bool) -> bool:
     except (KeyboardInterrupt, BrokenPipeError):
         return False  # Ctrl-C reached the whole process group: the parent reports it
     protocol.close()
-    _become_runner(job, start_directory, NEEDS_FRESH_INTERPRETER)
+    _become_runner(job, start_directory, NEEDS_FRESH_INTERPRETER, imported_files)
     return True
 
 
@@ -1234,15 +1238,15 @@ def _shadows_an_import(directory: str) -> bool:
     return False
 
 
-def _become_runner(job: dict[str, Any], start_directory: str, needs_fresh: int) -> None:
+def _become_runner(job: dict[str, Any], start_directory: str, needs_fresh: int, imported_files: frozenset[str]) -> None:
     """In the forked child: become `python -m graphweld.runs.runner REQUEST RESULT` started in the
     entry's folder (its output to the run's log), or exit with `needs_fresh` where the run
-    rewrites a module already imported here or the entry's folder would shadow one."""
+    rewrites a module already imported here (one of `imported_files`) or the entry's folder would
+    shadow one."""
     with open(job["request"], encoding="utf-8") as handle:
         request = json.load(handle)
-    imported = {os.path.realpath(module.__file__) for module in list(sys.modules.values()) if getattr(module, "__file__", None)}
     directory = os.path.dirname(request["entry"])
-    if any(os.path.realpath(path) in imported for path in request.get("overlay", {})) or _shadows_an_import(directory):
+    if any(os.path.realpath(path) in imported_files for path in request.get("overlay", {})) or _shadows_an_import(directory):
         os._exit(needs_fresh)
     log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(log, 1)
