@@ -110,16 +110,13 @@ def forked_runs() -> str:
     compiler), or made in fresh interpreters, and why (`graphweld.runs.runner_server`)."""
     from graphweld.runs import runner_server
 
-    reasons = []
-    for inductor in (True, False):
-        try:
-            server = runner_server.RunnerServer(sys.executable, dict(os.environ), 300.0, inductor)
-        except (runner_server.ServerUnavailable, TimeoutError, OSError) as why:
-            reasons.append(f"{'with' if inductor else 'without'} inductor: {why}")
-            continue
-        server.close()
-        return "runs: forked from a server" + (" that imported inductor's compiler" if inductor else f" ({reasons[0]})")
-    return "runs: fresh interpreters (" + "; ".join(reasons) + ")"
+    server = runner_server.server_for(300.0, inductor=True)  # as a run with the default backend
+    refused = "; ".join(runner_server.refusals)
+    if server is None:
+        return f"runs: fresh interpreters ({refused or 'GRAPHWELD_FRESH_RUNS is set, or this system cannot fork'})"
+    line = "runs: forked from a server" + (" that imported inductor's compiler" if "--inductor" in server.process.args else "")
+    runner_server.forget_server()
+    return line + (f" ({refused})" if refused else "")
 
 
 def table(results: list[dict[str, object]], pytest_line: str) -> str:

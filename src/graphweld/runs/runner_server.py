@@ -55,7 +55,7 @@ class RunnerServer:
     """The parent's side: one server process, one run at a time (runs are sequential)."""
 
     def __init__(self, executable: str, environment: dict[str, str], start_timeout: float, inductor: bool = False) -> None:
-        self.key = (executable, tuple(sorted(environment.items())))
+        self.key = _key(executable, environment)
         self.folder = tempfile.mkdtemp(prefix="graphweld-server-")
         self.process = subprocess.Popen(
             [executable, "-m", "graphweld.runs.runner", "--serve", *(["--inductor"] if inductor else [])],
@@ -169,8 +169,15 @@ def _kill(pid: int) -> None:
         pass
 
 
+def _key(executable: str, environment: dict[str, str]) -> tuple:
+    """What a server is kept for: runs with this interpreter and environment."""
+    return (executable, tuple(sorted(environment.items())))
+
+
 _server: RunnerServer | None = None
 _unavailable: set[tuple] = set()
+# Why the last servers started did not serve ("with inductor: ..."), for the GPU check to show.
+refusals: list[str] = []
 
 
 def server_for(timeout: float, inductor: bool = False) -> RunnerServer | None:
@@ -182,25 +189,26 @@ def server_for(timeout: float, inductor: bool = False) -> RunnerServer | None:
     if os.environ.get("GRAPHWELD_FRESH_RUNS") or not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return None
     environment = dict(os.environ)
-    key = (sys.executable, tuple(sorted(environment.items())))
+    key = _key(sys.executable, environment)
     if key in _unavailable:
         return None
     if _server is not None and (_server.key != key or _server.broken or _server.process.poll() is not None):
         _server.close()
         _server = None
-    # Where inductor's import is what keeps a server from serving (it may load a GPU driver), one
-    # without it still saves the rest.
-    for preload_inductor in (True, False) if inductor else (False,):
-        if _server is not None:
-            break
-        try:
-            _server = RunnerServer(sys.executable, environment, timeout, preload_inductor)
-        except ServerUnavailable:
-            continue
-        except (TimeoutError, OSError):
-            break
     if _server is None:
-        _unavailable.add(key)
+        refusals.clear()
+        # Where inductor's import is what keeps a server from serving (it may load a GPU driver),
+        # one without it still saves the rest.
+        for preload_inductor in (True, False) if inductor else (False,):
+            try:
+                _server = RunnerServer(sys.executable, environment, timeout, preload_inductor)
+                break
+            except (ServerUnavailable, TimeoutError, OSError) as why:
+                refusals.append(f"{'with' if preload_inductor else 'without'} inductor: {why or type(why).__name__}")
+                if not isinstance(why, ServerUnavailable):
+                    break  # too slow to start, or no interpreter: another start would be too
+        if _server is None:
+            _unavailable.add(key)
     return _server
 
 
