@@ -197,14 +197,11 @@ def _bound_only_for(function: cst.FunctionDef, loop: cst.For) -> cst.SimpleState
 
 def _statements_before(function: cst.FunctionDef, loop: cst.For) -> list[cst.BaseStatement]:
     """The statements before `loop` in the block that holds it."""
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        node = stack.pop()
+    for node in iter_nodes(function.body):
         if isinstance(node, cst.IndentedBlock):
             for index, statement in enumerate(node.body):
                 if statement is loop:
                     return list(node.body[:index])
-        stack.extend(children(node))
     return []
 
 
