@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from package_runs import copy_package
-from reach import ENTRY, HERE, PYTHON, _last_json, _load, _run
+from reach import HERE, PYTHON, _last_json, _load, _run, entry_text
 
 # Config keys for the number of experts and for how many each token is routed to, first found wins
 # (a Switch Transformer routes each token to one expert and has no key for it; `top_k` is
@@ -85,7 +85,7 @@ def measure(python: str, package: Path, name: str, backend: str, calls: int, tim
     with tempfile.TemporaryDirectory(prefix="moe-cost-") as scratch:
         entry = Path(scratch) / "moe_entry.py"
         # The census's padded form: the call with its attention mask (and labels), as reach.py measures it.
-        entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"], form="padded"))
+        entry.write_text(entry_text(name, probed, "padded"))
         site = Path(scratch) / "site"
         copy = copy_package(package, site)
         model_package = copy.joinpath(*module.split(".")[1:-1])

@@ -19,6 +19,12 @@ transformers, never the test suite's pin):
     .venv-reach/bin/python benchmarks/reach.py --models LlamaForCausalLM,MixtralForCausalLM
     .venv-reach/bin/python benchmarks/reach.py --report [--survey nightly-report.json]
 
+Each entry returns the model for graphweld to compile, and a Dynamo setting that fix --entry
+measures (`allow_rnn` for an LSTM) is then only offered: a setting is global to the process, so
+graphweld writes it only before a `torch.compile` call of the program's own. `--program-compiles`
+measures each model as a user's program runs it, `return torch.compile(model)`: the setting is then
+written there, run as written, and counted in the breaks after (the row says `compiled_by`).
+
 Beside the transformers classes, `--programs` measures programs built from the other pure-Python
 libraries people compile (`reach_programs.py`: kornia, torchmetrics, torch-geometric, diffusers,
 x-transformers, torchdiffeq, gpytorch, monai, pyro, einops, botorch, torchsde, e3nn, normflows,
@@ -91,6 +97,8 @@ ENTRY = '''"""{name}: its default config with 2 layers (written by benchmarks/re
 
 import sys
 
+import torch  # noqa: F401 (the entry that compiles its model itself calls torch.compile)
+
 sys.path.insert(0, {benchmarks!r})
 
 from reach_models import bare_recipe, build_inputs, build_model  # noqa: E402
@@ -102,7 +110,7 @@ FORM = {form!r}
 
 
 def my_model_function():
-    return build_model({name!r}, OVERRIDES)
+    return {compile_open}build_model({name!r}, OVERRIDES){compile_close}
 
 
 def GetInput():
@@ -113,13 +121,15 @@ PROGRAM_ENTRY = '''"""{name}: a program built from {library} (written by benchma
 
 import sys
 
+import torch  # noqa: F401 (the entry that compiles its model itself calls torch.compile)
+
 sys.path.insert(0, {benchmarks!r})
 
 from reach_programs import build_program, build_program_inputs  # noqa: E402
 
 
 def my_model_function():
-    return build_program({name!r})
+    return {compile_open}build_program({name!r}){compile_close}
 
 
 def GetInput():
@@ -222,10 +232,27 @@ def _picture(report: dict) -> dict:
 # -- one model ---------------------------------------------------------------------------------
 
 
-def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: float | None, train: bool = False) -> dict:
+def entry_text(name: str, probed: dict, form: str, program_compiles: bool = False) -> str:
+    """The entry written for a class or program. `program_compiles`: its `my_model_function()`
+    returns `torch.compile(model)`, as a user's program compiles its model itself, so a Dynamo
+    setting fix --entry measures is written before that call (and measured as written) instead
+    of being only offered; otherwise graphweld compiles what it returns."""
+    compile_open, compile_close = ("torch.compile(", ")") if program_compiles else ("", "")
+    if is_program(name):
+        return PROGRAM_ENTRY.format(name=name, library=probed["library"], benchmarks=str(HERE),
+                                    compile_open=compile_open, compile_close=compile_close)  # fmt: skip
+    return ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"], form=form,
+                        compile_open=compile_open, compile_close=compile_close)  # fmt: skip
+
+
+def measure(
+    python: str, package: Path, name: str, timeout: float, fix_timeout: float | None, train: bool = False,
+    program_compiles: bool = False,
+) -> dict:  # fmt: skip
     """One model's row: why it was not measured, or its breaks before and (unless `fix_timeout`
-    is None) after `fix --entry --unsafe-fixes` (`train`: each call a training step)."""
-    result: dict = {"class": name, "mode": "train" if train else "eval"}
+    is None) after `fix --entry --unsafe-fixes` (`train`: each call a training step;
+    `program_compiles`: the entry compiles its model itself, see `entry_text`)."""
+    result: dict = {"class": name, "mode": "train" if train else "eval", "compiled_by": "program" if program_compiles else "graphweld"}
     start = time.perf_counter()
     program = is_program(name)
     try:
@@ -243,13 +270,11 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
         if program:
             result["library"] = probed["library"]
             packages = [_package_dir(python, name) for name in probed["packages"]]
-            entry.write_text(PROGRAM_ENTRY.format(name=name, library=probed["library"], benchmarks=str(HERE)))
-        else:
-            entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"], form="padded"))
+        entry.write_text(entry_text(name, probed, "padded", program_compiles))
         try:
             before = explain(python, entry, None, timeout=timeout, train=train)
             if not program and "called with and without its attention mask" in probed.get("inputs", []):
-                before = _more_breaking_form(python, entry, name, probed, before, result, timeout, train)
+                before = _more_breaking_form(python, entry, name, probed, before, result, timeout, train, program_compiles)
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             why = str(exc) if isinstance(exc, RuntimeError) else f"explain took over {timeout:.0f} s"
             return {**result, "status": "not measured", "error": why}
@@ -275,6 +300,8 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
         if fixed is not None:
             result["kept"] = {os.path.relpath(path, site): rules for path, rules in fixed["kept"].items()}
             result["capture"] = best_capture(fixed.get("capture_settings") or [])
+            written = fixed.get("capture_setting_fix")
+            result["setting_written"] = written["settings"] if written else None
             result["dropped"] = [
                 {"path": os.path.relpath(item["path"], site), "line": item["line"], "rule": item["rule"],
                  "form": item["form"], "why": item["why"]}
@@ -289,14 +316,16 @@ def measure(python: str, package: Path, name: str, timeout: float, fix_timeout: 
     return result
 
 
-def _more_breaking_form(python: str, entry: Path, name: str, probed: dict, padded: dict, result: dict, timeout: float, train: bool) -> dict:
+def _more_breaking_form(
+    python: str, entry: Path, name: str, probed: dict, padded: dict, result: dict, timeout: float, train: bool, program_compiles: bool
+) -> dict:
     """A user calls a model with its attention mask, or without it (`model(input_ids)`), and each
     call takes its own path (LongT5 splits its input into blocks only without a mask). Each form
     is measured as its own program (a second form in the same run recompiles with dynamic shapes,
     which hides the first compile's breaks); the class is measured, and fixed, in the form that
     breaks more: the entry is left written in it."""
     bare_entry = entry.with_name("entry_bare.py")
-    bare_entry.write_text(ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"], form="bare"))
+    bare_entry.write_text(entry_text(name, probed, "bare", program_compiles))
     bare = explain(python, bare_entry, None, timeout=timeout, train=train)
     breaks = {form: picture["graph_breaks"] + picture["skipped_frames"] for form, picture in (("padded", padded), ("bare", bare))}
     result["forms"] = {form: _picture(picture) for form, picture in (("padded", padded), ("bare", bare))}
@@ -474,6 +503,9 @@ def main() -> None:
     parser.add_argument("--no-fix", action="store_true", help="count the breaks only (a census; fix later with --refix)")
     parser.add_argument("--refix", action="store_true", help="measure again the classes the results file has with breaks")
     parser.add_argument("--half", choices=HALVES, help="measure only this half of the census (see half())")
+    parser.add_argument("--program-compiles", action="store_true", help="each entry compiles its model itself (`return "
+                        "torch.compile(model)`, as a user's program does), so a setting fix --entry measures is written and "
+                        "measured as written, not only offered")
     parser.add_argument("--report", action="store_true", help="only print the tables from the results file")
     parser.add_argument("--survey", help="with --report: the survey's nightly report JSON to compare with")
     parser.add_argument("--survey-transformers", help="with --survey: results of the survey-only classes measured on the "
@@ -515,7 +547,8 @@ def main() -> None:
     print(f"transformers {version}, torch {torch_version}: {len(classes)} classes, {len(todo)} to measure", flush=True)
     results_path.parent.mkdir(parents=True, exist_ok=True)
     for index, name in enumerate(todo, 1):
-        row = measure(args.python, Path(package), name, args.timeout, None if args.no_fix else args.fix_timeout, args.mode == "train")
+        row = measure(args.python, Path(package), name, args.timeout, None if args.no_fix else args.fix_timeout, args.mode == "train",
+                      args.program_compiles)  # fmt: skip
         row.update(transformers=version, torch=torch_version)
         with results_path.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(row) + "\n")
@@ -593,6 +626,11 @@ def _summary(label: str, rows: list[dict]) -> None:
         offered = sum(1 for row in breaking if row.get("capture"))
         print(f"with the capture setting fix --entry offers ({offered} models): {before} -> {with_setting} "
               f"({100 * (before - with_setting) / before:.0f}% removed)")  # fmt: skip
+        compiling = [row for row in breaking if row.get("compiled_by") == "program"]
+        if compiling:
+            written = sum(1 for row in compiling if row.get("setting_written"))
+            print(f"{len(compiling)} of them compile their model themselves, so a setting is written and counted in the "
+                  f"breaks after: written in {written}")  # fmt: skip
     print()
 
 
@@ -630,7 +668,7 @@ def _tables(rows: list[dict], survey: Path | None, older: list[dict] = ()) -> No
         print(f"| {row['class']} | {half(row['class'])} | {row['before']['graph_breaks']} | {after_row.get('graph_breaks', '-')} | "
               f"{row['before']['graphs']} | {after_row.get('graphs', '-')} | "
               f"{', '.join(f'{r} x{n}' for r, n in sorted(rules.items())) or '-'} | {len(row.get('dropped') or [])} | "
-              f"{_capture_cell(row.get('capture'))} |")  # fmt: skip
+              f"{_capture_cell(row.get('capture'), row.get('setting_written'))} |")  # fmt: skip
     _libraries([row for row in rows if is_program(row["class"])])
     reasons = Counter(re.sub(r"\d+", "N", row["error"])[:100] for row in not_built)
     print()
@@ -683,7 +721,9 @@ def _package(file: str) -> str:
     return found.group(1) if found else os.path.basename(path)
 
 
-def _capture_cell(capture: dict | None) -> str:
+def _capture_cell(capture: dict | None, written: list[str] | None = None) -> str:
+    if written:
+        return f"written: {', '.join(written)} (in the breaks after)"
     if not capture:
         return "-"
     return f"{capture['graph_breaks']} breaks with {', '.join(capture['settings'])}"

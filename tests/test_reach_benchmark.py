@@ -178,6 +178,33 @@ def test_break_sites_are_sorted_into_source_patterns(tmp_path: Path):
     assert reach.pattern(skipped).startswith("comprehension frame after another break")
 
 
+def test_an_entry_that_compiles_its_model_itself_is_one_a_setting_is_written_into():
+    from graphweld.runs.capture_fix import setting_writable
+    from graphweld.source import SourceFile
+
+    probed = {"library": "encodec", "overrides": {"num_hidden_layers": 2}, "recipe": {"batch": 2}}
+    for name in ("encodec:encodec", "LlamaModel"):
+        by_graphweld = reach.entry_text(name, probed, "padded")
+        by_program = reach.entry_text(name, probed, "padded", program_compiles=True)
+        # The same model either way; only who compiles it differs.
+        changed = [(a, b) for a, b in zip(by_graphweld.splitlines(), by_program.splitlines()) if a != b]
+        (returned, compiled), = changed
+        assert compiled == returned.replace("return ", "return torch.compile(") + ")"
+        assert not setting_writable(SourceFile("entry.py", by_graphweld, "utf-8"))
+        assert setting_writable(SourceFile("entry.py", by_program, "utf-8"))
+
+
+def test_the_report_counts_a_written_setting_in_the_breaks_after(capsys):
+    row = {"class": "encodec:encodec", "status": "measured", "compiled_by": "program", "setting_written": ["allow_rnn"],
+           "before": {"graph_breaks": 9, "graphs": 23, "skipped_frames": 0}, "after": {"graph_breaks": 0, "graphs": 1},
+           "capture": {"settings": ["allow_rnn"], "graph_breaks": 0, "graphs": 1}, "sites_before": [], "sites_after": []}
+    reach._summary("held-out", [row])
+    said = capsys.readouterr().out
+    assert "9 -> 0 (100% removed)" in said and "1 of them compile their model themselves" in said and "written in 1" in said
+    assert reach._capture_cell(row["capture"], row["setting_written"]) == "written: allow_rnn (in the breaks after)"
+    assert reach._capture_cell(row["capture"]) == "0 breaks with allow_rnn"
+
+
 def test_the_capture_setting_offered_is_the_best_that_kept_outputs_equal():
     trials = [
         {"settings": ["capture_scalar_outputs"], "graph_breaks_before": 5, "graph_breaks_after": 3, "graphs_after": 4, "outputs_equal": True},
