@@ -54,7 +54,8 @@ linear-attention-transformer` in `.venv-214` (FOURTH_DRAW, spent on 2026-11-28);
 (HELD_OUT_LIBRARIES): `pip install encodec torchlibrosa pytorch-toolbelt mlp-mixer-pytorch
 hamburger-pytorch axial-attention gated-state-spaces-pytorch memory-efficient-attention-pytorch`;
 the sixth (SIXTH_DRAW, spent on 2026-11-29): `pip install snntorch spikingjelly norse e3nn normflows
-segment-anything openunmix torchcrepe`.
+segment-anything openunmix torchcrepe`; the seventh (SEVENTH_DRAW, held out beside the fifth): `pip
+install fair-esm schnetpack xlstm efficientnet-pytorch lightly ctgan pytorch-tcn soft-moe-pytorch`.
 
 The census is split in two halves, fixed by a hash of each class's model family or program's library (`half()`):
 rules are chosen and tuned on the tuning half only, and the held-out half is only reported; its
@@ -424,8 +425,21 @@ SIXTH_DRAW = frozenset(
 # Spent on 2026-11-29, after its clean measurement (45 -> 45 breaks): requires-grad-eager's state
 # form was read off Norse's rows, masked-accumulate off Segment Anything's, the judgement of what
 # the compiled original already showed off torchcrepe's.
+# The seventh draw (2026-11-29), written here and committed before any program was written or
+# measured for it, while the fifth is still clean, so that the clean held-out half is larger than
+# the fifth's 13 breaks. By the same rule, from fields the earlier draws left out: a protein
+# language model, molecular networks, a recurrent language model, a classic image network,
+# self-supervised losses, a tabular GAN, temporal convolutions and a soft mixture of experts.
+# Left out by the rule: snac (a neural audio codec, the fifth draw's field), bs-roformer (it runs
+# rotary-embedding-torch), torchcfm (torchdyn), torch-audiomentations (julius), titans-pytorch
+# (x-transformers), tabpfn (its models come from a hub).
+SEVENTH_DRAW = frozenset(
+    (
+        "esm", "schnetpack", "xlstm", "efficientnet_pytorch", "lightly", "ctgan", "pytorch_tcn", "soft_moe_pytorch",
+    )
+)  # fmt: skip
 SPENT_HELD_OUT_LIBRARIES = FIRST_DRAW | SECOND_DRAW | THIRD_DRAW | FOURTH_DRAW | SIXTH_DRAW
-HELD_OUT_LIBRARIES = FIFTH_DRAW
+HELD_OUT_LIBRARIES = FIFTH_DRAW | SEVENTH_DRAW
 
 
 def half(name: str) -> str:
