@@ -2750,6 +2750,307 @@ def _torchcrepe_predict_inputs():  # type: ignore[no-untyped-def]
     return torch.randn(1, 4000) * 0.1
 
 
+
+# -- the held-out half drawn seventh on 2026-11-29 (reach.py SEVENTH_DRAW, committed before this was
+# written): as each library's README or first tutorial builds what its users run, small widths,
+# depths and lengths, nothing tuned on. They run with `--python .venv-214/bin/python` (`pip install
+# fair-esm schnetpack xlstm efficientnet-pytorch lightly ctgan pytorch-tcn soft-moe-pytorch`, then
+# torchvision again for torch 2.14: lightly's requirement pulls an old one, with its torch).
+
+
+class _EsmRepresentations(torch.nn.Module):
+    """fair-esm's README: a batch of sequences through the alphabet's batch converter, then
+    `model(tokens, repr_layers=[...], return_contacts=True)`; an ESM-2 of 2 layers, no weights."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from esm.model.esm2 import ESM2
+
+        self.model = ESM2(num_layers=2, embed_dim=64, attention_heads=4, alphabet="ESM-1b", token_dropout=True)
+
+    def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        results = self.model(tokens, repr_layers=[2], return_contacts=True)
+        return results["representations"][2], results["contacts"]
+
+
+@program("esm:esm2_contacts", "esm")
+def esm_esm2_contacts():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _EsmRepresentations()
+
+
+def _esm_esm2_contacts_inputs():  # type: ignore[no-untyped-def]
+    import esm
+
+    converter = esm.data.Alphabet.from_architecture("ESM-1b").get_batch_converter()
+    _, _, tokens = converter([("protein1", "MKTVRQERLKSIVRILERSKEPVSGAQ"), ("protein2", "KALTARQQEVFDLIRDHISQTGMPPTRAEIAQRLGFRSPNAAEEHLKALARKGVIEIVSGASRGIRLLQEE"[:30])])
+    return tokens
+
+
+def _schnet_potential(forces: bool):  # type: ignore[no-untyped-def]
+    """SchNetPack's first tutorials: pairwise distances, a SchNet representation on a Gaussian
+    radial basis with a cosine cutoff, an atomwise energy head (and its forces by autograd, as the
+    MD17 tutorial trains it)."""
+    import schnetpack as spk
+
+    torch.manual_seed(0)
+    cutoff = 5.0
+    schnet = spk.representation.SchNet(
+        n_atom_basis=16, n_interactions=2, radial_basis=spk.nn.GaussianRBF(n_rbf=10, cutoff=cutoff),
+        cutoff_fn=spk.nn.CosineCutoff(cutoff),
+    )  # fmt: skip
+    outputs = [spk.atomistic.Atomwise(n_in=16, output_key="energy")]
+    if forces:
+        outputs.append(spk.atomistic.Forces(energy_key="energy", force_key="forces"))
+    return spk.model.NeuralNetworkPotential(
+        representation=schnet, input_modules=[spk.atomistic.PairwiseDistances()], output_modules=outputs,
+    )  # fmt: skip
+
+
+def _schnet_inputs():  # type: ignore[no-untyped-def]
+    """Two molecules as SchNetPack's `AtomsConverter` batches them, with an ASE neighbor list."""
+    import schnetpack as spk
+    from ase.build import molecule
+
+    converter = spk.interfaces.AtomsConverter(neighbor_list=spk.transform.ASENeighborList(cutoff=5.0), dtype=torch.float32)
+    return (converter([molecule("H2O"), molecule("CH4")]),)
+
+
+@program("schnetpack:schnet_energy", "schnetpack")
+def schnetpack_schnet_energy():  # type: ignore[no-untyped-def]
+    return _schnet_potential(forces=False)
+
+
+def _schnetpack_schnet_energy_inputs():  # type: ignore[no-untyped-def]
+    return _schnet_inputs()
+
+
+@program("schnetpack:schnet_forces", "schnetpack")
+def schnetpack_schnet_forces():  # type: ignore[no-untyped-def]
+    return _schnet_potential(forces=True)
+
+
+def _schnetpack_schnet_forces_inputs():  # type: ignore[no-untyped-def]
+    return _schnet_inputs()
+
+
+@program("xlstm:block_stack", "xlstm")
+def xlstm_block_stack():  # type: ignore[no-untyped-def]
+    """xLSTM's README: an `xLSTMBlockStack` of mLSTM blocks with an sLSTM block at 1, on the
+    sLSTM's pure-PyTorch backend ("vanilla", the README's "cuda" needs a GPU)."""
+    from xlstm import (
+        FeedForwardConfig, mLSTMBlockConfig, mLSTMLayerConfig, sLSTMBlockConfig, sLSTMLayerConfig, xLSTMBlockStack,
+        xLSTMBlockStackConfig,
+    )  # fmt: skip
+
+    torch.manual_seed(0)
+    cfg = xLSTMBlockStackConfig(
+        mlstm_block=mLSTMBlockConfig(mlstm=mLSTMLayerConfig(conv1d_kernel_size=4, qkv_proj_blocksize=4, num_heads=4)),
+        slstm_block=sLSTMBlockConfig(
+            slstm=sLSTMLayerConfig(backend="vanilla", num_heads=4, conv1d_kernel_size=4, bias_init="powerlaw_blockdependent"),
+            feedforward=FeedForwardConfig(proj_factor=1.3, act_fn="gelu"),
+        ),
+        context_length=16, num_blocks=2, embedding_dim=32, slstm_at=[1],
+    )  # fmt: skip
+    return xLSTMBlockStack(cfg)
+
+
+def _xlstm_block_stack_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 16, 32)
+
+
+@program("efficientnet_pytorch:efficientnet_b0", "efficientnet_pytorch")
+def efficientnet_pytorch_efficientnet_b0():  # type: ignore[no-untyped-def]
+    """efficientnet_pytorch's README: `EfficientNet.from_name('efficientnet-b0')` (no weights), a
+    class count of its own."""
+    from efficientnet_pytorch import EfficientNet
+
+    torch.manual_seed(0)
+    return EfficientNet.from_name("efficientnet-b0", num_classes=10)
+
+
+def _efficientnet_pytorch_efficientnet_b0_inputs():  # type: ignore[no-untyped-def]
+    return _images(size=64)
+
+
+class _SimCLRLoss(torch.nn.Module):
+    """lightly's README: SimCLR, a ResNet-18 without its classifier, lightly's projection head and
+    its NT-Xent loss over two augmented views, as each training step computes it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import torchvision
+        from lightly.loss import NTXentLoss
+        from lightly.models.modules.heads import SimCLRProjectionHead
+
+        resnet = torchvision.models.resnet18()
+        self.backbone = torch.nn.Sequential(*list(resnet.children())[:-1])
+        self.projection_head = SimCLRProjectionHead(512, 512, 128)
+        self.criterion = NTXentLoss()
+
+    def forward(self, x0: torch.Tensor, x1: torch.Tensor) -> torch.Tensor:
+        z0 = self.projection_head(self.backbone(x0).flatten(start_dim=1))
+        z1 = self.projection_head(self.backbone(x1).flatten(start_dim=1))
+        return self.criterion(z0, z1)
+
+
+@program("lightly:simclr_loss", "lightly")
+def lightly_simclr_loss():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _SimCLRLoss()
+
+
+def _lightly_simclr_loss_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(4, 3, 32, 32), torch.rand(4, 3, 32, 32)
+
+
+class _DinoLoss(torch.nn.Module):
+    """lightly's DINO example: a student and a momentum teacher (a small ViT-free backbone here, a
+    ResNet-18's trunk), lightly's DINO heads and its DINO loss with the teacher's temperature
+    warm-up at an epoch, over a global and a local view."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import copy
+
+        import torchvision
+        from lightly.loss import DINOLoss
+        from lightly.models.modules import DINOProjectionHead
+
+        resnet = torchvision.models.resnet18()
+        self.student_backbone = torch.nn.Sequential(*list(resnet.children())[:-1])
+        self.student_head = DINOProjectionHead(512, 64, 16, 32, freeze_last_layer=1)
+        self.teacher_backbone = copy.deepcopy(self.student_backbone)
+        self.teacher_head = DINOProjectionHead(512, 64, 16, 32)
+        self.criterion = DINOLoss(output_dim=32, warmup_teacher_temp_epochs=5)
+
+    def forward(self, global_view: torch.Tensor, local_view: torch.Tensor) -> torch.Tensor:
+        teacher_out = [self.teacher_head(self.teacher_backbone(global_view).flatten(start_dim=1))]
+        student_out = [self.student_head(self.student_backbone(view).flatten(start_dim=1)) for view in (global_view, local_view)]
+        return self.criterion(teacher_out, student_out, epoch=1)
+
+
+@program("lightly:dino_loss", "lightly")
+def lightly_dino_loss():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _DinoLoss()
+
+
+def _lightly_dino_loss_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(4, 3, 32, 32), torch.rand(4, 3, 16, 16)
+
+
+class _CtganSample(torch.nn.Module):
+    """CTGAN's README: `CTGAN(epochs=...)` fitted on a table with discrete columns; then what the
+    generator's training step in `fit` computes per batch: the generator on normal noise and a
+    condition vector, each column's activation (tanh for a mode's value, Gumbel-softmax for modes
+    and categories), and the discriminator's score of that with the condition."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import numpy as np
+        import pandas as pd
+        from ctgan import CTGAN
+
+        rng = np.random.default_rng(0)
+        table = pd.DataFrame({
+            "age": rng.normal(40, 10, 200).round(), "income": rng.lognormal(10, 1, 200),
+            "city": rng.choice(["a", "b", "c"], 200), "member": rng.choice(["yes", "no"], 200),
+        })  # fmt: skip
+        torch.manual_seed(0)
+        self.synthesizer = CTGAN(epochs=1, batch_size=20, generator_dim=(32, 32), discriminator_dim=(32, 32), embedding_dim=16, pac=2)
+        self.synthesizer.fit(table, discrete_columns=["city", "member"])
+        self.generator = self.synthesizer._generator
+        # `fit` keeps its discriminator local: one like it, as `fit` builds it.
+        from ctgan.synthesizers.ctgan import Discriminator
+
+        width = self.synthesizer._transformer.output_dimensions + self.synthesizer._data_sampler.dim_cond_vec()
+        self.discriminator = Discriminator(width, (32, 32), pac=2)
+
+    def forward(self, noise: torch.Tensor, condition: torch.Tensor) -> torch.Tensor:
+        fake = self.synthesizer._apply_activate(self.generator(torch.cat([noise, condition], dim=1)))
+        return self.discriminator(torch.cat([fake, condition], dim=1))
+
+
+@program("ctgan:sample_score", "ctgan")
+def ctgan_sample_score():  # type: ignore[no-untyped-def]
+    return _CtganSample()
+
+
+def _ctgan_sample_score_inputs():  # type: ignore[no-untyped-def]
+    """Normal noise and a condition vector as CTGAN's data sampler draws it: one category of
+    one discrete column (the table's 3 cities, then its 2 member flags)."""
+    torch.manual_seed(0)
+    return torch.randn(4, 16), torch.nn.functional.one_hot(torch.tensor([0, 1, 2, 0]), 5).float()
+
+
+@program("pytorch_tcn:tcn", "pytorch_tcn")
+def pytorch_tcn_tcn():  # type: ignore[no-untyped-def]
+    """pytorch-tcn's README: a causal TCN with weight norm, its defaults otherwise."""
+    from pytorch_tcn import TCN
+
+    torch.manual_seed(0)
+    return TCN(num_inputs=4, num_channels=[16, 16, 16], kernel_size=4, causal=True)
+
+
+def _pytorch_tcn_tcn_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 4, 64)
+
+
+class _TcnStreaming(torch.nn.Module):
+    """pytorch-tcn's streaming inference: the buffers reset, then the sequence fed block by block
+    (batch 1) with `inference=True`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from pytorch_tcn import TCN
+
+        self.tcn = TCN(num_inputs=4, num_channels=[16, 16], kernel_size=3, causal=True)
+
+    def forward(self, sequence: torch.Tensor) -> torch.Tensor:
+        self.tcn.reset_buffers()
+        return torch.cat([self.tcn(block, inference=True) for block in sequence.split(8, dim=-1)], dim=-1)
+
+
+@program("pytorch_tcn:streaming", "pytorch_tcn")
+def pytorch_tcn_streaming():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _TcnStreaming()
+
+
+def _pytorch_tcn_streaming_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(1, 4, 32)
+
+
+class _SoftMoEBlock(torch.nn.Module):
+    """soft-moe-pytorch's README: `SoftMoE(dim, seq_len, num_experts)` with a residual."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from soft_moe_pytorch import SoftMoE
+
+        self.moe = SoftMoE(dim=32, seq_len=16, num_experts=4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.moe(x) + x
+
+
+@program("soft_moe_pytorch:soft_moe", "soft_moe_pytorch")
+def soft_moe_pytorch_soft_moe():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _SoftMoEBlock()
+
+
+def _soft_moe_pytorch_soft_moe_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 16, 32)
+
+
 def probe(name: str) -> dict[str, Any]:
     """Whether the program builds and runs eagerly; its parameter count."""
     try:
