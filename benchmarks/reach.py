@@ -715,6 +715,8 @@ def _libraries(rows: list[dict]) -> None:
                 left[f"{site.get('pattern') or pattern(site)} ({_package(site['file'])})"] += site.get("breaks", 1)
         failing = sum(1 for row in measured if (row.get("after") or row["before"]).get("compile_error"))
         said = [f"{failing} compiled run(s) fail"] if failing else []
+        if len(measured) < len(programs):
+            said.append(f"{len(programs) - len(measured)} not built or not measured")
         holds = "; ".join(said + [f"{name}: {count}" for name, count in left.most_common(3)]) or "compiles whole"
         print(f"| {library} | {half(programs[0]['class'])} | {len(programs)} | {len(breaking)} | {before} | {after} | "
               f"{with_setting} | {holds} |")  # fmt: skip

@@ -295,9 +295,12 @@ def test_the_report_has_a_row_per_library_with_what_holds_what_is_left(capsys):
                          site("/tmp/reach-x/site/torchcde/spline.py", "GB0099", "Skip inlining", 1)]},
         {"class": "torchcde:linear", "status": "measured", "before": {"graph_breaks": 0, "graphs": 1, "skipped_frames": 0}},
         {"class": "kornia:canny", "status": "measured", "before": {"graph_breaks": 0, "graphs": 1, "skipped_frames": 0}},
+        # A library that does not import with the census's torch is no library that compiles whole.
+        {"class": "schnetpack:energy", "status": "not built", "error": "eager call fails: ImportError: ..."},
     ]  # fmt: skip
     reach._libraries(rows)
     lines = {line.split(" | ")[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")}
     assert lines["| torchcde"].startswith("| torchcde | tuning | 2 | 1 | 10 | 4 | 3 | data-dependent branch (other) (torchdiffeq): 3; ")
     assert "call of a function run eagerly (torch.compiler.disable) (torchcde): 1" in lines["| torchcde"]
     assert lines["| kornia"] == "| kornia | tuning | 1 | 0 | 0 | 0 | 0 | compiles whole |"
+    assert lines["| schnetpack"].endswith("| 1 | 0 | 0 | 0 | 0 | 1 not built or not measured |")
