@@ -9,7 +9,8 @@ reported), batch 2, an attention mask with padding, labels for a language-modell
 measured as its own program, the same call without the mask and labels, as `model(input_ids)` is
 called: the class counts in the form that breaks more), images in the form a vision-language
 model's forward takes, CPU, Dynamo with the eager backend, eval mode (`--mode train`: each call a training step, as
-`graphweld explain --train` runs it). Set-up, in its own virtual environment (a current
+`graphweld explain --train` runs it; a program with no parameter to train, a loss, is given inputs
+that require grad). Set-up, in its own virtual environment (a current
 transformers, never the test suite's pin):
 
     python3 -m venv .venv-reach && .venv-reach/bin/pip install torch==2.13.0 transformers==5.24.0 \\
@@ -126,7 +127,10 @@ import torch  # noqa: F401 (the entry that compiles its model itself calls torch
 
 sys.path.insert(0, {benchmarks!r})
 
-from reach_programs import build_program, build_program_inputs  # noqa: E402
+from reach_programs import build_program, build_program_inputs, inputs_requiring_grad  # noqa: E402
+
+# A training step of a program with no parameter to train: the gradient is for its inputs.
+INPUTS_REQUIRE_GRAD = {inputs_require_grad!r}
 
 
 def my_model_function():
@@ -134,7 +138,8 @@ def my_model_function():
 
 
 def GetInput():
-    return build_program_inputs({name!r})
+    inputs = build_program_inputs({name!r})
+    return inputs_requiring_grad(inputs) if INPUTS_REQUIRE_GRAD else inputs
 '''
 
 
@@ -233,15 +238,17 @@ def _picture(report: dict) -> dict:
 # -- one model ---------------------------------------------------------------------------------
 
 
-def entry_text(name: str, probed: dict, form: str, program_compiles: bool = False) -> str:
+def entry_text(name: str, probed: dict, form: str, program_compiles: bool = False, train: bool = False) -> str:
     """The entry written for a class or program. `program_compiles`: its `my_model_function()`
     returns `torch.compile(model)`, as a user's program compiles its model itself, so a Dynamo
     setting fix --entry measures is written before that call (and measured as written) instead
-    of being only offered; otherwise graphweld compiles what it returns."""
+    of being only offered; otherwise graphweld compiles what it returns. `train`: a program with
+    no parameter to train (a loss) is given inputs that require grad."""
     compile_open, compile_close = ("torch.compile(", ")") if program_compiles else ("", "")
     if is_program(name):
         return PROGRAM_ENTRY.format(name=name, library=probed["library"], benchmarks=str(HERE),
-                                    compile_open=compile_open, compile_close=compile_close)  # fmt: skip
+                                    compile_open=compile_open, compile_close=compile_close,
+                                    inputs_require_grad=train and probed.get("trainable") == 0)  # fmt: skip
     return ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"], form=form,
                         compile_open=compile_open, compile_close=compile_close)  # fmt: skip
 
@@ -271,7 +278,9 @@ def measure(
         if program:
             result["library"] = probed["library"]
             packages = [_package_dir(python, name) for name in probed["packages"]]
-        entry.write_text(entry_text(name, probed, "padded", program_compiles))
+        entry.write_text(entry_text(name, probed, "padded", program_compiles, train))
+        if program and train and probed.get("trainable") == 0:
+            result["inputs_require_grad"] = True
         try:
             before = explain(python, entry, None, timeout=timeout, train=train)
             if not program and "called with and without its attention mask" in probed.get("inputs", []):

@@ -3062,9 +3062,26 @@ def probe(name: str) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a program that does not run is reported, not raised
         last = traceback.format_exception_only(type(exc), exc)[-1].strip()
         return {"ok": False, "error": f"eager call fails: {last[:200]}"}
-    parameters = sum(p.numel() for p in built.parameters()) if isinstance(built, torch.nn.Module) else 0
+    parameters = list(built.parameters()) if isinstance(built, torch.nn.Module) else []
     library = library_of(name)
-    return {"ok": True, "parameters": parameters, "shrunk": [], "library": library, "packages": list(PACKAGES.get(library, (library,)))}
+    return {
+        "ok": True, "parameters": sum(p.numel() for p in parameters),
+        "trainable": sum(p.numel() for p in parameters if p.requires_grad), "shrunk": [], "library": library,
+        "packages": list(PACKAGES.get(library, (library,))),
+    }  # fmt: skip
+
+
+def inputs_requiring_grad(inputs: Any) -> Any:
+    """The inputs with each floating-point tensor requiring grad: in a training step of a program
+    with no parameter to train (a loss, a frozen front end), the gradient is for its inputs (the
+    logits a loss is given), as the model before it would take it."""
+    if isinstance(inputs, torch.Tensor):
+        return inputs.requires_grad_() if inputs.is_floating_point() else inputs
+    if isinstance(inputs, (tuple, list)):
+        return type(inputs)(inputs_requiring_grad(item) for item in inputs)
+    if isinstance(inputs, dict):
+        return {key: inputs_requiring_grad(value) for key, value in inputs.items()}
+    return inputs
 
 
 def main(argv: list[str]) -> None:

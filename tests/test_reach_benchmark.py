@@ -144,7 +144,7 @@ def test_the_census_also_calls_without_the_attention_mask():
     forms = {}
     for form in ("padded", "bare"):
         namespace: dict = {}
-        exec(reach.ENTRY.format(name="LongT5Model", benchmarks=str(BENCHMARKS), overrides={}, recipe=recipe, form=form), namespace)
+        exec(reach.entry_text("LongT5Model", {"overrides": {}, "recipe": recipe}, form), namespace)
         forms[form] = namespace["GetInput"]()
     assert sorted(forms["padded"]) == ["attention_mask", "input_ids", "labels"] and sorted(forms["bare"]) == ["input_ids"]
     assert torch.equal(forms["padded"]["input_ids"], forms["bare"]["input_ids"])
@@ -192,6 +192,20 @@ def test_an_entry_that_compiles_its_model_itself_is_one_a_setting_is_written_int
         assert compiled == returned.replace("return ", "return torch.compile(") + ")"
         assert not setting_writable(SourceFile("entry.py", by_graphweld, "utf-8"))
         assert setting_writable(SourceFile("entry.py", by_program, "utf-8"))
+
+
+def test_in_a_training_step_a_program_without_a_parameter_to_train_gets_inputs_that_require_grad():
+    import reach_programs
+
+    loss = {"library": "pytorch_toolbelt", "parameters": 0, "trainable": 0}
+    assert "INPUTS_REQUIRE_GRAD = True" in reach.entry_text("pytorch_toolbelt:dice", loss, "padded", train=True)
+    assert "INPUTS_REQUIRE_GRAD = False" in reach.entry_text("pytorch_toolbelt:dice", loss, "padded")
+    model = {**loss, "parameters": 10, "trainable": 10}
+    assert "INPUTS_REQUIRE_GRAD = False" in reach.entry_text("encodec:encodec", model, "padded", train=True)
+    logits, labels = reach_programs.inputs_requiring_grad((torch.randn(2, 3), torch.tensor([0, 2])))
+    assert logits.requires_grad and not labels.requires_grad
+    (batch,) = reach_programs.inputs_requiring_grad([{"x": torch.randn(2)}])
+    assert batch["x"].requires_grad
 
 
 def test_the_report_counts_a_written_setting_in_the_breaks_after(capsys):
