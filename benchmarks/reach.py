@@ -56,7 +56,9 @@ linear-attention-transformer` in `.venv-214` (FOURTH_DRAW, spent on 2026-11-28);
 hamburger-pytorch axial-attention gated-state-spaces-pytorch memory-efficient-attention-pytorch`;
 the sixth (SIXTH_DRAW, spent on 2026-11-29): `pip install snntorch spikingjelly norse e3nn normflows
 segment-anything openunmix torchcrepe`; the seventh (SEVENTH_DRAW, held out beside the fifth): `pip
-install fair-esm schnetpack xlstm efficientnet-pytorch lightly ctgan pytorch-tcn soft-moe-pytorch`.
+install -c <(echo torch==2.14.1) fair-esm schnetpack xlstm efficientnet-pytorch lightly ctgan pytorch-tcn
+soft-moe-pytorch` (unpinned, lightly's torchvision requirement pulls torch 2.4.1 and its CUDA 12
+libraries, which then shadow 2.14's).
 
 The census is split in two halves, fixed by a hash of each class's model family or program's library (`half()`):
 rules are chosen and tuned on the tuning half only, and the held-out half is only reported; its
