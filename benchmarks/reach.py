@@ -250,9 +250,15 @@ def entry_text(name: str, probed: dict, form: str, program_compiles: bool = Fals
     if is_program(name):
         return PROGRAM_ENTRY.format(name=name, library=probed["library"], benchmarks=str(HERE),
                                     compile_open=compile_open, compile_close=compile_close,
-                                    inputs_require_grad=train and probed.get("trainable") == 0)  # fmt: skip
+                                    inputs_require_grad=_inputs_require_grad(name, probed, train))  # fmt: skip
     return ENTRY.format(name=name, benchmarks=str(HERE), overrides=probed["overrides"], recipe=probed["recipe"], form=form,
                         compile_open=compile_open, compile_close=compile_close)  # fmt: skip
+
+
+def _inputs_require_grad(name: str, probed: dict, train: bool) -> bool:
+    """Whether a training step gives the entry inputs that require grad: a program with no
+    parameter to train (a loss, a frozen front end), whose gradient is for its inputs."""
+    return train and is_program(name) and probed.get("trainable") == 0
 
 
 def measure(
@@ -281,7 +287,7 @@ def measure(
             result["library"] = probed["library"]
             packages = [_package_dir(python, name) for name in probed["packages"]]
         entry.write_text(entry_text(name, probed, "padded", program_compiles, train))
-        if program and train and probed.get("trainable") == 0:
+        if _inputs_require_grad(name, probed, train):
             result["inputs_require_grad"] = True
         try:
             before = explain(python, entry, None, timeout=timeout, train=train)
