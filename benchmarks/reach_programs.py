@@ -3051,6 +3051,260 @@ def _soft_moe_pytorch_soft_moe_inputs():  # type: ignore[no-untyped-def]
     return torch.randn(2, 16, 32)
 
 
+# -- the held-out half drawn eighth on 2026-11-29 (reach.py EIGHTH_DRAW, committed before this was
+# written): fields where a training step takes a path of its own, each built as its README builds
+# it, small widths, depths and lengths, nothing tuned on; measure with `--mode train` as well. They
+# run with `--python .venv-214/bin/python` (`pip install -c <(echo torch==2.14.1) g-mlp-pytorch
+# dropblock mixture-of-experts nfnets-pytorch pytorch-nlp compressive-transformer-pytorch
+# memory-transformer-xl`).
+
+
+@program("g_mlp_pytorch:gmlp_lm", "g_mlp_pytorch")
+def g_mlp_pytorch_gmlp_lm():  # type: ignore[no-untyped-def]
+    """g-mlp-pytorch's README: a gMLP language model whose layers each survive a training step
+    with `prob_survival`, with the circulant spatial gating and tanh activation it shows."""
+    from g_mlp_pytorch import gMLP
+
+    torch.manual_seed(0)
+    return gMLP(num_tokens=64, dim=32, depth=4, seq_len=16, prob_survival=0.9, circulant_matrix=True, act=torch.nn.Tanh())
+
+
+def _g_mlp_pytorch_gmlp_lm_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(0, 64, (2, 16))
+
+
+@program("g_mlp_pytorch:gmlp_vision", "g_mlp_pytorch")
+def g_mlp_pytorch_gmlp_vision():  # type: ignore[no-untyped-def]
+    """g-mlp-pytorch's README: `gMLPVision` on image patches, layers surviving with `prob_survival`."""
+    from g_mlp_pytorch import gMLPVision
+
+    torch.manual_seed(0)
+    return gMLPVision(image_size=32, patch_size=8, num_classes=10, dim=32, depth=4, prob_survival=0.9)
+
+
+def _g_mlp_pytorch_gmlp_vision_inputs():  # type: ignore[no-untyped-def]
+    return _images()
+
+
+class _DropBlockNet(torch.nn.Module):
+    """dropblock's README: a convolution block regularized by `DropBlock2D`; with `scheduled`, the
+    README's `LinearScheduler` whose `step()` the forward takes once per training step, as the
+    repository's ResNet example does."""
+
+    def __init__(self, scheduled: bool) -> None:
+        super().__init__()
+        from dropblock import DropBlock2D, LinearScheduler
+
+        self.scheduled = scheduled
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 8, 3, padding=1)
+        if scheduled:
+            self.dropblock = LinearScheduler(DropBlock2D(block_size=3, drop_prob=0.0), start_value=0.0, stop_value=0.25, nr_steps=5)
+        else:
+            self.dropblock = DropBlock2D(block_size=3, drop_prob=0.3)
+        self.head = torch.nn.Linear(8, 10)
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        if self.scheduled:
+            self.dropblock.step()
+        hidden = self.dropblock(torch.relu(self.conv1(images)))
+        hidden = self.dropblock(torch.relu(self.conv2(hidden)))
+        return self.head(hidden.mean(dim=(2, 3)))
+
+
+@program("dropblock:dropblock2d", "dropblock")
+def dropblock_dropblock2d():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _DropBlockNet(scheduled=False)
+
+
+def _dropblock_dropblock2d_inputs():  # type: ignore[no-untyped-def]
+    return _images(size=16)
+
+
+@program("dropblock:scheduled", "dropblock")
+def dropblock_scheduled():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _DropBlockNet(scheduled=True)
+
+
+def _dropblock_scheduled_inputs():  # type: ignore[no-untyped-def]
+    return _images(size=16)
+
+
+class _MoELayer(torch.nn.Module):
+    """mixture-of-experts's README: `out, aux_loss = moe(inputs)`, top-2 gating whose second expert
+    is kept by the README's 'random' policy; the auxiliary loss added to the output's sum as a
+    training step adds it to the loss."""
+
+    def __init__(self, hierarchical: bool) -> None:
+        super().__init__()
+        from mixture_of_experts import HeirarchicalMoE, MoE
+
+        if hierarchical:
+            self.moe = HeirarchicalMoE(dim=32, num_experts=(2, 2))
+        else:
+            self.moe = MoE(
+                dim=32, num_experts=4, hidden_dim=64, activation=torch.nn.LeakyReLU, second_policy_train="random",
+                second_policy_eval="random", second_threshold_train=0.2, second_threshold_eval=0.2,
+                capacity_factor_train=1.25, capacity_factor_eval=2.0, loss_coef=1e-2,
+            )  # fmt: skip
+
+    def forward(self, inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out, aux_loss = self.moe(inputs)
+        return out, aux_loss
+
+
+@program("mixture_of_experts:moe", "mixture_of_experts")
+def mixture_of_experts_moe():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _MoELayer(hierarchical=False)
+
+
+def _mixture_of_experts_moe_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 16, 32)
+
+
+@program("mixture_of_experts:hierarchical", "mixture_of_experts")
+def mixture_of_experts_hierarchical():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _MoELayer(hierarchical=True)
+
+
+def _mixture_of_experts_hierarchical_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 16, 32)
+
+
+@program("nfnets:nf_resnet18", "nfnets")
+def nfnets_nf_resnet18():  # type: ignore[no-untyped-def]
+    """nfnets-pytorch's models: a normalizer-free ResNet-18 (scaled weight-standardized
+    convolutions, no batch norm), a class count of its own."""
+    from nfnets.models.resnet import nf_resnet18
+
+    torch.manual_seed(0)
+    return nf_resnet18(num_classes=10)
+
+
+def _nfnets_nf_resnet18_inputs():  # type: ignore[no-untyped-def]
+    return _images()
+
+
+class _AwdLstm(torch.nn.Module):
+    """pytorch-nlp's recurrent regularizers as an AWD-LSTM language model uses them: locked
+    (variational) dropout on the embeddings and between layers, and an LSTM whose hidden-to-hidden
+    weights are dropped per step (`WeightDropLSTM`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from torchnlp.nn import LockedDropout, WeightDropLSTM
+
+        self.embedding = torch.nn.Embedding(64, 16)
+        self.lstm = WeightDropLSTM(16, 32, num_layers=1, weight_dropout=0.5)
+        self.dropout = LockedDropout(p=0.3)
+        self.decoder = torch.nn.Linear(32, 64)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        # LockedDropout takes (sequence, batch, features), as the LSTM does.
+        embedded = self.dropout(self.embedding(tokens).transpose(0, 1))
+        output, _ = self.lstm(embedded)
+        return self.decoder(self.dropout(output))
+
+
+@program("torchnlp:awd_lstm", "torchnlp")
+def torchnlp_awd_lstm():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _AwdLstm()
+
+
+def _torchnlp_awd_lstm_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(0, 64, (2, 12))
+
+
+class _AttentionDecoder(torch.nn.Module):
+    """pytorch-nlp's `Attention` as its docs call it: a decoder's queries attending over an
+    encoder's context, with the dropout a training step applies to the output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from torchnlp.nn import Attention
+
+        self.attention = Attention(32)
+        self.dropout = torch.nn.Dropout(0.2)
+
+    def forward(self, query: torch.Tensor, context: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        output, weights = self.attention(query, context)
+        return self.dropout(output), weights
+
+
+@program("torchnlp:attention", "torchnlp")
+def torchnlp_attention():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return _AttentionDecoder()
+
+
+def _torchnlp_attention_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 3, 32), torch.randn(2, 8, 32)
+
+
+class _SegmentsWithMemory(torch.nn.Module):
+    """A memory transformer as its README runs it: a sequence in two segments, the second given the
+    memories the first returned; the logits of both (and the auxiliary reconstruction loss the
+    compressive transformer returns, which its training adds to the loss)."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, segments: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        first, *rest = self.model(segments[0])
+        second, *_ = self.model(segments[1], memories=rest[0])
+        return (first, second, *rest[1:])
+
+
+@program("compressive_transformer_pytorch:two_segments", "compressive_transformer_pytorch")
+def compressive_transformer_pytorch_two_segments():  # type: ignore[no-untyped-def]
+    """compressive-transformer-pytorch's README, small: memory layers 2 to 3 of 3, dropouts as
+    the README sets them, GRU-gated residuals."""
+    from compressive_transformer_pytorch import CompressiveTransformer
+
+    torch.manual_seed(0)
+    model = CompressiveTransformer(
+        num_tokens=64, emb_dim=16, dim=32, depth=3, seq_len=16, mem_len=16, cmem_len=4, cmem_ratio=4, heads=4,
+        attn_layer_dropout=0.1, ff_dropout=0.1, attn_dropout=0.1, reconstruction_attn_dropout=0.1, gru_gated_residual=True,
+        mogrify_gru=False, memory_layers=range(2, 4), ff_glu=True,
+    )  # fmt: skip
+    return _SegmentsWithMemory(model)
+
+
+def _compressive_transformer_pytorch_two_segments_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(0, 64, (2, 32)).reshape(2, 2, 16).transpose(0, 1)
+
+
+@program("memory_transformer_xl:two_segments", "memory_transformer_xl")
+def memory_transformer_xl_two_segments():  # type: ignore[no-untyped-def]
+    """memory-transformer-xl's README, small: short- and long-term memories written by memory
+    layers 2 and 3 of 3, memory key-values, two write iterations."""
+    from memory_transformer_xl import MemoryTransformerXL
+
+    torch.manual_seed(0)
+    model = MemoryTransformerXL(
+        num_tokens=64, dim=32, heads=4, depth=3, seq_len=16, mem_len=8, lmem_len=8, mem_write_iters=2,
+        memory_layers=[2, 3], num_mem_kv=4,
+    )  # fmt: skip
+    return _SegmentsWithMemory(model)
+
+
+def _memory_transformer_xl_two_segments_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(0, 64, (2, 32)).reshape(2, 2, 16).transpose(0, 1)
+
+
 def probe(name: str) -> dict[str, Any]:
     """Whether the program builds and runs eagerly; its parameter count."""
     try:
