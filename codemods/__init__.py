@@ -8,6 +8,7 @@ from graphweld.codemods.block_diagonal_attention import BlockDiagonalAttention
 from graphweld.codemods.branch_to_cond import BranchToCond
 from graphweld.codemods.branch_to_where import BranchToWhere
 from graphweld.codemods.branchless_guard import BranchlessGuard
+from graphweld.codemods.constant_requires_grad import ConstantRequiresGrad
 from graphweld.codemods.buffer_as_number import BufferAsNumber
 from graphweld.codemods.capture_hooks_at_init import CaptureHooksAtInit
 from graphweld.codemods.dlpack_custom_op import DlpackCustomOp
@@ -62,6 +63,7 @@ RULES = (
     MemoBypass,
     EqualityShortcut,
     RequiresGradEager,
+    ConstantRequiresGrad,
     EagerOnlyDefault,
     SortItemsByKey,
     BranchToWhere,
@@ -89,6 +91,7 @@ __all__ = [
     "BranchlessGuard",
     "BufferAsNumber",
     "CaptureHooksAtInit",
+    "ConstantRequiresGrad",
     "DlpackCustomOp",
     "EagerHelper",
     "EagerModuleSetup",

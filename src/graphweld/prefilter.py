@@ -39,6 +39,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "memo-bypass": (("dumps", "hashlib", "repr", "hash", "str", "item", "tolist", "tobytes"), False),
     "equality-shortcut": (("equal", "allclose", "all", "any"), False),
     "requires-grad-eager": (("requires_grad",), False),
+    "constant-requires-grad": (("requires_grad",), False),
     "eager-only-default": (("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling", "is_tracing"), False),
     "sort-items-by-key": (("sorted",), False),
     "branch-to-where": (("if",), False),
