@@ -30,6 +30,7 @@ from graphweld.codemods.moe_dense_dispatch import MoeDenseDispatch
 from graphweld.codemods.iterate_source_list import IterateSourceList
 from graphweld.codemods.nonstrict_helper import NonstrictHelper
 from graphweld.codemods.numpy_on_numbers import NumpyOnNumbers
+from graphweld.codemods.one_hot_fixed_classes import OneHotFixedClasses
 from graphweld.codemods.profiling_guard import ProfilingGuard
 from graphweld.codemods.scalar_tensor_index import ScalarTensorIndex
 from graphweld.codemods.sort_items_by_key import SortItemsByKey
@@ -52,6 +53,7 @@ RULES = (
     BranchlessGuard,
     LayerdropGuard,
     MoeDenseDispatch,
+    OneHotFixedClasses,
     LossIgnoreIndex,
     MaskedAccumulate,
     BlockDiagonalAttention,
@@ -108,6 +110,7 @@ __all__ = [
     "MoeDenseDispatch",
     "NonstrictHelper",
     "NumpyOnNumbers",
+    "OneHotFixedClasses",
     "ProfilingGuard",
     "ScalarTensorIndex",
     "SortItemsByKey",

@@ -28,6 +28,7 @@ RULE_TRIGGERS: dict[str, tuple[tuple[str, ...], bool]] = {
     "branchless-guard": (("isinf", "isnan", "isposinf", "isneginf"), False),
     "layerdrop-guard": (("rand", "rand_like", "random", "uniform"), False),
     "moe-dense-dispatch": (("index_add_",), False),
+    "one-hot-fixed-classes": (("one_hot",), False),
     "loss-ignore-index": (("cross_entropy", "CrossEntropyLoss"), False),
     "masked-accumulate": (("+=", "-="), False),
     "block-diagonal-attention": (("tolist",), False),
