@@ -80,12 +80,25 @@ class ConstantRequiresGrad(Rule):
     default = "unsafe: a result that gets nothing else requiring grad no longer requires grad"
     trigger_words = ("requires_grad",)
     needs_breaker_call = False
-    node_types = (cst.FunctionDef,)
+    # Calls, not functions: the scan looks at a function only when a call in it passes the flag.
+    node_types = (cst.Call,)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        context = self.context
-        if not context.regions.is_compiled(node):
+    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(context)
+        self._seen: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not any(arg.keyword is not None and arg.keyword.value == "requires_grad" for arg in node.args):
             return
+        function = self.context.current_function
+        if function is None or id(function) in self._seen:
+            return
+        self._seen.add(id(function))
+        if self.context.regions.is_compiled(function):
+            self._fix_function(function)
+
+    def _fix_function(self, node: cst.FunctionDef) -> None:
+        context = self.context
         statements = own_statements(node)
         declared = {
             name.name.value

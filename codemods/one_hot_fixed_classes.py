@@ -67,12 +67,25 @@ class OneHotFixedClasses(Rule):
     default = "safe"
     trigger_words = ("one_hot",)
     needs_breaker_call = False
-    node_types = (cst.FunctionDef,)
+    # Calls, not functions: the scan looks at a function only when it calls `one_hot`.
+    node_types = (cst.Call,)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        context = self.context
-        if not context.regions.is_compiled(node):
+    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(context)
+        self._seen: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        function = self.context.current_function
+        if name != "one_hot" or function is None or id(function) in self._seen:
             return
+        self._seen.add(id(function))
+        if self.context.regions.is_compiled(function):
+            self._fix_function(function)
+
+    def _fix_function(self, node: cst.FunctionDef) -> None:
+        context = self.context
         statements = own_statements(node)
         assignments = _single_assignments(statements)
         for statement in statements:
