@@ -19,16 +19,14 @@ def _breaks() -> int:
 
 
 def _step(model: torch.nn.Module, *inputs: torch.Tensor):  # type: ignore[no-untyped-def]
-    """A compiled training step: the outputs, the graph count, the breaks and every parameter's
-    gradient of the outputs' sum."""
+    """A compiled training step: the outputs (flattened into one tensor), the graph count, the
+    breaks and every parameter's gradient of the outputs' sum. The model itself is compiled, as a
+    user compiles it."""
     model.zero_grad()
-
-    def forward(*args: torch.Tensor) -> torch.Tensor:
-        out = model(*args)
-        return torch.cat([t.reshape(-1) for t in out]) if isinstance(out, tuple) else out.reshape(-1)
-
-    stats = compile_stats(forward, *inputs)
+    stats = compile_stats(model, *inputs)
     breaks = _breaks()
+    out = stats.result
+    stats.result = torch.cat([t.reshape(-1) for t in out]) if isinstance(out, tuple) else out.reshape(-1)
     stats.result.sum().backward()
     return stats, breaks, [p.grad.clone() for p in model.parameters()]
 
