@@ -83,19 +83,11 @@ class ConstantRequiresGrad(Rule):
     # Calls, not functions: the scan looks at a function only when a call in it passes the flag.
     node_types = (cst.Call,)
 
-    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(context)
-        self._seen: set[int] = set()
-
     def visit_Call(self, node: cst.Call) -> None:
-        if not any(arg.keyword is not None and arg.keyword.value == "requires_grad" for arg in node.args):
-            return
-        function = self.context.current_function
-        if function is None or id(function) in self._seen:
-            return
-        self._seen.add(id(function))
-        if self.context.regions.is_compiled(function):
-            self._fix_function(function)
+        if any(arg.keyword is not None and arg.keyword.value == "requires_grad" for arg in node.args):
+            function = self.compiled_function_once()
+            if function is not None:
+                self._fix_function(function)
 
     def _fix_function(self, node: cst.FunctionDef) -> None:
         context = self.context

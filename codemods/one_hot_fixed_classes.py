@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from graphweld.analysis.scopes import own_statements
@@ -70,29 +72,35 @@ class OneHotFixedClasses(Rule):
     # Calls, not functions: the scan looks at a function only when it calls `one_hot`.
     node_types = (cst.Call,)
 
-    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(context)
-        self._seen: set[int] = set()
-
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-        function = self.context.current_function
-        if name != "one_hot" or function is None or id(function) in self._seen:
-            return
-        self._seen.add(id(function))
-        if self.context.regions.is_compiled(function):
-            self._fix_function(function)
+        if name == "one_hot":
+            function = self.compiled_function_once()
+            if function is not None:
+                self._fix_function(function)
 
     def _fix_function(self, node: cst.FunctionDef) -> None:
         context = self.context
         statements = own_statements(node)
-        assignments = _single_assignments(statements)
+        values = context.function_values(node)
+        # The line of each plain `name = value`, by its value: a name bound once is removed whole.
+        lines = {
+            id(line.body[0].value): line
+            for line in statements
+            if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Assign)
+        }
+
+        def assignment(name: str) -> cst.SimpleStatementLine | None:
+            """The line binding `name`, when the function binds it once, by a plain assignment."""
+            value = values.single_value(name)
+            return lines.get(id(value)) if value is not None else None
+
         for statement in statements:
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
             for cut in iter_nodes(statement):
-                found = self._cut_one_hot(cut, assignments)
+                found = self._cut_one_hot(cut, assignment)
                 if found is None:
                     continue
                 call, indexes, length, classes = found
@@ -101,8 +109,8 @@ class OneHotFixedClasses(Rule):
                     call.args[1].with_changes(value=cst.BinaryOperation(_atom(length), cst.Add(), cst.Integer("1"))),
                 ]))
                 new_statement = statement.deep_replace(cut, rewritten)
-                dead = _dead_assignments(node, statements, assignments, statement, cut, classes)
-                if isinstance(classes, cst.Name) and assignments[classes.value] not in dead:
+                dead = _dead_assignments(node, assignment, statement, classes)
+                if isinstance(classes, cst.Name) and assignment(classes.value) not in dead:
                     continue  # the local is read elsewhere: its `max` would still decide on the tensor
                 message = (
                     f"`{context.code(cut)}` sizes a one-hot by its indices' maximum, which Dynamo does not know "
@@ -115,7 +123,7 @@ class OneHotFixedClasses(Rule):
                 break
 
     def _cut_one_hot(
-        self, node: cst.CSTNode, assignments: dict[str, cst.SimpleStatementLine]
+        self, node: cst.CSTNode, assignment: Callable[[str], cst.SimpleStatementLine | None]
     ) -> tuple[cst.Call, cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
         """For `one_hot(i, K)[..., :n]` with K `max(x, n)` (or a local bound once to it): the call,
         `i`, `n` and the class count as written in the call."""
@@ -136,8 +144,9 @@ class OneHotFixedClasses(Rule):
         length = cut.upper
         classes = call.args[1].value
         count = classes
-        if isinstance(count, cst.Name) and count.value in assignments:
-            count = assignments[count.value].body[0].value  # type: ignore[attr-defined]
+        line = assignment(count.value) if isinstance(count, cst.Name) else None
+        if line is not None:
+            count = line.body[0].value  # type: ignore[attr-defined]
         if not (isinstance(count, cst.Call) and isinstance(count.func, cst.Name) and count.func.value == "max"):
             return None
         if len(count.args) != 2 or any(arg.star or arg.keyword is not None for arg in count.args):
@@ -147,58 +156,32 @@ class OneHotFixedClasses(Rule):
         return call, call.args[0].value, length, classes
 
 
-def _single_assignments(statements: list[cst.BaseStatement]) -> dict[str, cst.SimpleStatementLine]:
-    """Names the function binds exactly once, by a plain `name = value` line, with that line."""
-    bound: dict[str, list[cst.CSTNode]] = {}
-    for statement in statements:
-        for node in iter_nodes(statement):
-            if isinstance(node, cst.AssignTarget):
-                for target in iter_nodes(node.target):
-                    if isinstance(target, cst.Name):
-                        bound.setdefault(target.value, []).append(statement)
-            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)) and isinstance(node.target, cst.Name):
-                bound.setdefault(node.target.value, []).extend([statement, statement])
-    single = {}
-    for name, places in bound.items():
-        place = places[0]
-        if (
-            len(places) == 1 and isinstance(place, cst.SimpleStatementLine) and len(place.body) == 1
-            and isinstance(place.body[0], cst.Assign) and len(place.body[0].targets) == 1
-            and isinstance(place.body[0].targets[0].target, cst.Name)
-        ):
-            single[name] = place
-    return single
-
-
 def _dead_assignments(
     function: cst.FunctionDef,
-    statements: list[cst.BaseStatement],
-    assignments: dict[str, cst.SimpleStatementLine],
+    assignment: Callable[[str], cst.SimpleStatementLine | None],
     changed: cst.SimpleStatementLine,
-    cut: cst.CSTNode,
     classes: cst.BaseExpression,
 ) -> list[cst.SimpleStatementLine]:
-    """The single assignments that only fed the class count: a local read nowhere but in it (or in
-    another such assignment), whose value reads nothing but names and constants."""
+    """The lines binding a local once that only fed the class count: the local is read nowhere
+    but in the class count (or in another such line), so the line goes with it."""
     removed_reads = [classes]
     dead: list[cst.SimpleStatementLine] = []
     while removed_reads:
         expression = removed_reads.pop()
         for name in {n.value for n in iter_nodes(expression) if isinstance(n, cst.Name)}:
-            place = assignments.get(name)
+            place = assignment(name)
             if place is None or place in dead or place is changed:
                 continue
             excluded = [classes, *(d.body[0] for d in dead), place.body[0].targets[0]]  # type: ignore[attr-defined]
-            if _reads(function, name, excluded, cut):
+            if _reads(function, name, excluded):
                 continue
             dead.append(place)
             removed_reads.append(place.body[0].value)  # type: ignore[attr-defined]
     return dead
 
 
-def _reads(function: cst.FunctionDef, name: str, excluded: list[cst.CSTNode], cut: cst.CSTNode) -> bool:
-    """Whether `name` is read in the function outside the excluded nodes (the cut one-hot's class
-    count is excluded through `excluded`; the rest of the cut is not)."""
+def _reads(function: cst.FunctionDef, name: str, excluded: list[cst.CSTNode]) -> bool:
+    """Whether `name` is read in the function outside the excluded nodes."""
     skip = {id(node) for root in excluded for node in iter_nodes(root)}
     return any(isinstance(node, cst.Name) and node.value == name and id(node) not in skip for node in iter_nodes(function.body))
 

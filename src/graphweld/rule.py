@@ -257,6 +257,17 @@ class Rule:
     def __init__(self, context: RuleContext) -> None:
         self.context = context
         self.findings: list[Finding] = []
+        self._functions_looked_at: set[int] = set()
+
+    def compiled_function_once(self) -> cst.FunctionDef | None:
+        """The function the visit is in, the first time the rule asks from inside it, when it is a
+        compiled region; None otherwise. A rule that starts from a call it looks for (node_types
+        `cst.Call`) examines the call's function once, and the scan walks no other function."""
+        function = self.context.current_function
+        if function is None or id(function) in self._functions_looked_at:
+            return None
+        self._functions_looked_at.add(id(function))
+        return function if self.context.regions.is_compiled(function) else None
 
     def propose(
         self,
