@@ -27,6 +27,7 @@ Only this module imports torch; graphweld's rewriting never does.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -499,12 +500,13 @@ def _same_layout(left: Any, right: Any) -> bool:
 
 
 def keep_log_records(records: list[list[str]]) -> Callable[[], None]:
-    """From now on, every log record not from torch's own loggers is appended to `records` as
-    [logger, level, message] (and handled as before); returns the function that stops it."""
+    """From now on, every log record of the program's own (`is_programs_record`) is appended to
+    `records` as [logger, level, message] (and handled as before); returns the function that
+    stops it."""
     original_handle = logging.Logger.handle
 
     def handle(logger: logging.Logger, record: logging.LogRecord) -> None:
-        if not record.name.startswith("torch"):
+        if is_programs_record(record):
             records.append([record.name, record.levelname, record.getMessage()])
         original_handle(logger, record)
 
@@ -516,10 +518,42 @@ def keep_log_records(records: list[list[str]]) -> Callable[[], None]:
     return restore
 
 
+def is_programs_record(record: logging.LogRecord) -> bool:
+    """Whether a log record is the program's: not logged by torch, by the standard library or by
+    a package torch depends on. With the root logger at DEBUG, a compiled run adds records the
+    eager run has not (inductor's file locks through `filelock`, its worker pools through
+    `concurrent.futures`); they are the compiler's, not what the program shows."""
+    from graphweld.runs.entry import is_library_file
+
+    if record.name.split(".")[0] in ("torch", *_torch_dependency_modules()):
+        return False
+    return not (record.pathname and is_library_file(os.path.realpath(record.pathname)))
+
+
+@functools.lru_cache(maxsize=1)
+def _torch_dependency_modules() -> frozenset[str]:
+    """The top-level modules of the distributions torch requires (filelock, sympy, triton...)."""
+    import importlib.metadata
+
+    try:
+        required = importlib.metadata.requires("torch") or []
+    except importlib.metadata.PackageNotFoundError:
+        return frozenset()
+    wanted = {_distribution_key(re.split(r"[ ;<>=!~\[(]", line, maxsplit=1)[0]) for line in required if "extra ==" not in line}
+    return frozenset(
+        module for module, distributions in importlib.metadata.packages_distributions().items()
+        if any(_distribution_key(name) in wanted for name in distributions)
+    )
+
+
+def _distribution_key(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 class _OutputRecorder:
-    """What a run shows its user: printed text, log records and warnings, in order. Records of
-    torch's own loggers and warnings raised inside torch (compilation notices) are not the
-    program's. Once-only logging helpers (transformers' `logger.warning_once`, an lru_cache on
+    """What a run shows its user: printed text, log records and warnings, in order. Records the
+    compiler logs (`is_programs_record`) and warnings raised inside torch (compilation notices)
+    are not the program's. Once-only logging helpers (transformers' `logger.warning_once`, an lru_cache on
     Logger) are reset first, so every run starts from the same state."""
 
     def __init__(self) -> None:
@@ -969,6 +1003,12 @@ def _compiled_run(program: Program, request: dict[str, Any], programs: ProgramCo
         fields["fullgraph_relaxed"] = True
     elif request.get("check_fullgraph", True):
         fields.update(_fullgraph(program, compiled_by, options.get("dynamic"), programs.fullgraph_requested))
+        if fields["fullgraph"] and (breaks or fields["skipped_frames"]) and not (programs.fullgraph_requested or options.get("fullgraph")):
+            # torch.compile's default broke where fullgraph=True compiled: only with what Dynamo
+            # turns on for a fullgraph compile by itself, which the user's compile does not have.
+            off = [name for name in FULLGRAPH_CAPTURES if not getattr(torch._dynamo.config, name)]
+            hinted = [name for name in off if any(name in site["settings"] for site in breaks)]
+            fields["fullgraph_implicit"] = hinted or off
     return fields, records
 
 
