@@ -110,9 +110,17 @@ def test_recompiles_are_judged_after_breaks_and_before_graphs():
     assert judge(report(graphs=2, breaks=1), report(graphs=2, breaks=1, recompiles=2)).problems == [
         "recompiles went up: 0 -> 2"
     ]
-    # Breaks removed decide first, even with a recompile on the second call.
-    better = judge(report(graphs=2, breaks=1), report(graphs=1, breaks=0, recompiles=1))
-    assert better.ok and better.progress == "graph breaks 1 -> 0"
+    # Breaks removed do not outweigh a recompile added at a later call: the rewrite is dropped,
+    # and the reason says what it would have bought.
+    recompiling = judge(report(graphs=2, breaks=1), report(graphs=1, breaks=0, recompiles=1))
+    assert recompiling.problems == [
+        "recompiles went up: 0 -> 1 (graph breaks 1 -> 0, graphs 2 -> 1 do not outweigh a recompile at later calls)"
+    ]
+    # A skipped frame gone, or fullgraph=True now compiling, still decides first.
+    unskipped = judge(report(graphs=0, breaks=1, skipped=1), report(graphs=1, breaks=0, recompiles=1))
+    assert unskipped.ok and unskipped.progress == "skipped frames 1 -> 0"
+    whole = judge(report(graphs=2, breaks=1), report(graphs=1, breaks=0, recompiles=1, fullgraph=True))
+    assert whole.ok and whole.progress == "fullgraph=True fails -> compiles"
     # Fewer recompiles with the breaks as they were is not progress: the graphs decide.
     fewer = judge(report(graphs=2, breaks=1, recompiles=2), report(graphs=3, breaks=1))
     assert fewer.problems == ["graphs went up: 2 -> 3"]
@@ -207,3 +215,35 @@ def test_a_helper_run_eagerly_that_takes_the_model_with_it_is_not_progress():
     )
     previous.ops, after.ops = 5, 2  # a program of five ops: a helper's share, not judged
     assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == ""
+
+
+def test_fullgraph_compiling_only_by_its_implicit_capture_is_no_gain():
+    """torch.compile's default still breaks at an `.item()` that fullgraph=True captures because it
+    turns capture_scalar_outputs on by itself: for the user's compile that is no success."""
+    import dataclasses
+
+    before = report(graphs=2, breaks=1, fullgraph=False)
+    implicit = dataclasses.replace(report(graphs=2, breaks=1, fullgraph=True), fullgraph_implicit=("capture_scalar_outputs",))
+    verdict = judge(before, implicit)
+    assert verdict.ok and not verdict.better
+    assert implicit.fullgraph_state == "compiles only with capture_scalar_outputs, which fullgraph=True turns on"
+    # Once the default compile is whole too, fullgraph=True compiling is a gain.
+    assert judge(implicit, report(graphs=1, breaks=0, fullgraph=True)).progress.startswith(
+        "fullgraph=True compiles only with capture_scalar_outputs, which fullgraph=True turns on -> compiles"
+    )
+
+
+def test_a_gain_seen_only_with_the_programs_fullgraph_relaxed_is_not_counted():
+    """The program's own fullgraph=True fails before and after: fewer breaks in the measurement
+    with it relaxed leave the compile the user runs failing as it did."""
+    import dataclasses
+
+    before = dataclasses.replace(report(graphs=3, breaks=2), fullgraph_relaxed=True)
+    still = dataclasses.replace(report(graphs=2, breaks=1), fullgraph_relaxed=True)
+    verdict = judge(before, still)
+    assert verdict.ok and not verdict.better
+    assert verdict.not_counted == (
+        "graph breaks 2 -> 1 only with the program's own fullgraph=True relaxed; as written it still fails to compile"
+    )
+    compiles = judge(before, report(graphs=1, breaks=0, fullgraph=True))
+    assert compiles.better and compiles.progress == "fullgraph=True fails -> compiles"

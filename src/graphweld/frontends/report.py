@@ -242,6 +242,9 @@ def picture(report) -> dict[str, object]:  # type: ignore[no-untyped-def]
         "break_sites": len(report.sites),
         "recompiles": len(report.recompiles),
         "fullgraph": report.fullgraph,
+        # Settings fullgraph=True compiled with only because Dynamo turns them on for it: where
+        # non-empty, torch.compile's default (the user's compile) still breaks.
+        "fullgraph_implicit": list(report.fullgraph_implicit),
         "train": report.train,
         "backward_graphs": report.backward_graphs,
     }
@@ -254,7 +257,7 @@ def recompiles_as_json(report) -> list[dict[str, object]]:  # type: ignore[no-un
 
 def picture_rows(report) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
     """`picture` as (name, value) rows for a person."""
-    fullgraph = {True: "compiles", False: "fails", None: "not checked"}[report.fullgraph]
+    fullgraph = report.fullgraph_state
     if report.fullgraph_relaxed:
         fullgraph += " (breaks measured with it relaxed)"
     return [

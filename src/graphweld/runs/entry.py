@@ -267,6 +267,9 @@ class RunReport:
     skipped_frames: int = 0
     fullgraph: bool | None = None
     fullgraph_error: str | None = None
+    # The capture settings `fullgraph=True` compiled with only because Dynamo turns them on for a
+    # fullgraph compile by itself, where the compile the user runs (torch.compile's default) breaks.
+    fullgraph_implicit: tuple[str, ...] = ()
     breaks: list[BreakSite] = field(default_factory=list)
     # "entry": the program's own torch.compile calls were measured; "graphweld": running what the
     # factory returns compiled nothing, so the runner compiled it (seed 000's convention).
@@ -303,6 +306,24 @@ class RunReport:
     def fix_sites(self) -> list[BreakSite]:
         """The sites a fix works on: where the compiled run raised, first, then the break sites."""
         return [*([self.compile_failure] if self.compile_failure is not None else []), *self.sites]
+
+    @property
+    def fullgraph_compiles(self) -> bool:
+        """Whether `fullgraph=True` compiles as the compile the user runs would: not only under the
+        capture settings Dynamo turns on for a fullgraph compile by itself."""
+        return bool(self.fullgraph) and not self.fullgraph_implicit
+
+    @property
+    def fullgraph_state(self) -> str:
+        """`compiles`, `fails`, `not checked`, or `compiles only with capture_scalar_outputs, which
+        fullgraph=True turns on`."""
+        if self.fullgraph is None:
+            return "not checked"
+        if not self.fullgraph:
+            return "fails"
+        if self.fullgraph_implicit:
+            return f"compiles only with {', '.join(self.fullgraph_implicit)}, which fullgraph=True turns on"
+        return "compiles"
 
     @property
     def compiler(self) -> str:
@@ -458,6 +479,7 @@ def run_entry(
         skipped_frames=result.get("skipped_frames", 0),
         fullgraph=result.get("fullgraph"),
         fullgraph_error=result.get("fullgraph_error"),
+        fullgraph_implicit=tuple(result.get("fullgraph_implicit", ())),
         compiled_by=result.get("compiled_by"),
         unused_compile_options=tuple(result.get("unused_compile_options", ())),
         breaks=[break_site(b) for b in result.get("breaks", [])],

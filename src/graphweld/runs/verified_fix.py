@@ -268,7 +268,7 @@ def _measure_setting_as_written(
     except EntryError as exc:
         verdict, written = failed(exc), None
     if written is None or not verdict.better:
-        why = "; ".join(verdict.problems) or "the compile picture is no better than without it"
+        why = "; ".join(verdict.problems) or verdict.not_counted or "the compile picture is no better than without it"
         result.setting_fix = None
         result.setting_note = f"written into {os.path.basename(fix.path)} with the kept rewrites, it does not verify: {why}"
         return
@@ -773,4 +773,6 @@ def _reach(path: str, target: Target) -> str:
 def _why_not(verdict: Verdict) -> str:
     if not verdict.ok:
         return "it did not verify: " + "; ".join(verdict.problems)
+    if verdict.not_counted:
+        return f"it buys nothing: outputs equal, but {verdict.not_counted}"
     return "it buys nothing: outputs equal, but the compile picture did not get better"

@@ -8,10 +8,18 @@ this order: skipped frames, whether `fullgraph=True` compiles, graph breaks, rec
 and for a training run the backward graphs. The first of these that changed decides: a rewrite
 that removes a skipped frame is progress even if it shows breaks the skipped frame hid, and one
 that removes breaks is progress even when fewer ops are visible to Dynamo (a `nonstrict_trace`
-call or a custom op is one node in the graph); a rewrite that makes the program recompile on
-later calls is worse unless it removed breaks. Fewer recompiles alone is not progress (it is
-passed over, and the graphs decide): a rewrite is written for fewer skipped frames, breaks or
-graphs. Ops are reported, never judged.
+call or a custom op is one node in the graph). A rewrite that makes the program recompile more
+is worse, even when it removed breaks or graphs: fewer breaks do not outweigh a recompile (a float
+guard that fails at every call costs a compile each time); only fewer skipped frames, a compiled
+run that no longer fails or a `fullgraph=True` that now compiles do. Fewer recompiles alone is not
+progress (it is passed over, and the graphs decide): a rewrite is written for fewer skipped
+frames, breaks or graphs. Ops are reported, never judged.
+
+`fullgraph=True` counts as the compile the user runs sees it: where it compiles only because
+Dynamo turned a capture setting on for it (`RunReport.fullgraph_implicit`) while the default
+compile still breaks, it is no better than failing. And a program whose own `fullgraph=True`
+compile fails gains only when that compile succeeds: breaks and graphs measured with it relaxed
+do not count while it still fails as written.
 """
 
 from __future__ import annotations
@@ -38,13 +46,12 @@ ORDER = (
     # A compiled run that raises is worse than any that runs: nothing else of it was measured.
     Measure("compiled run", lambda report: int(report.compile_fails)),
     Measure("skipped frames", lambda report: report.skipped_frames),
-    Measure("fullgraph=True", lambda report: None if report.fullgraph is None else int(not report.fullgraph)),
+    Measure("fullgraph=True", lambda report: None if report.fullgraph is None else int(not report.fullgraph_compiles)),
     Measure("graph breaks", lambda report: len(report.breaks)),
     Measure("recompiles", lambda report: len(report.recompiles)),
     Measure("graphs", lambda report: report.graphs),
     Measure("backward graphs", lambda report: report.backward_graphs),
 )
-_FULLGRAPH_STATE = {True: "compiles", False: "fails", None: "not checked"}
 OUTPUTS_DIFFER = "outputs differ from the eager original"
 _RUN_STATE = {True: "fails", False: "runs"}
 
@@ -53,7 +60,7 @@ def _describe(measure: Measure, before: RunReport, after: RunReport) -> str:
     if measure.name == "compiled run":
         return f"compiled run {_RUN_STATE[before.compile_fails]} -> {_RUN_STATE[after.compile_fails]}"
     if measure.name == "fullgraph=True":
-        return f"fullgraph=True {_FULLGRAPH_STATE[before.fullgraph]} -> {_FULLGRAPH_STATE[after.fullgraph]}"
+        return f"fullgraph=True {before.fullgraph_state} -> {after.fullgraph_state}"
     return f"{measure.name} {measure.read(before)} -> {measure.read(after)}"
 
 
@@ -63,6 +70,8 @@ class Verdict:
     problems: list[str] = field(default_factory=list)
     # The measure that decided, as "graph breaks 2 -> 0", or "" when the picture is unchanged.
     progress: str = ""
+    # Why a picture that changed for the better is not counted as progress ("" when it is).
+    not_counted: str = ""
     # Whether printed output, log records and warnings were compared (not for unsafe changes).
     shown_checked: bool = False
     # Whether the outputs were compared from a compiled run drawing `np.random` from NumPy's own
@@ -84,6 +93,10 @@ class Verdict:
 # breaks or graphs), and how often a program recompiles can follow its data (a guard on a float
 # read with `.item()`).
 _GUARDS_ONLY = frozenset({"recompiles"})
+RECOMPILES = next(measure for measure in ORDER if measure.name == "recompiles")
+# Gains that more recompiles outweigh: a rewrite is not kept on the strength of fewer breaks or
+# graphs when every later call compiles again.
+_OUTWEIGHED_BY_RECOMPILES = frozenset({"graph breaks", "graphs", "backward graphs"})
 
 
 def compare_pictures(before: RunReport, after: RunReport) -> tuple[int, Measure | None]:
@@ -93,8 +106,16 @@ def compare_pictures(before: RunReport, after: RunReport) -> tuple[int, Measure 
         if left is not None and right is not None and left != right:
             if right < left and measure.name in _GUARDS_ONLY:
                 continue
+            if right < left and measure.name in _OUTWEIGHED_BY_RECOMPILES and RECOMPILES.read(after) > RECOMPILES.read(before):  # type: ignore[operator]
+                return 1, RECOMPILES
             return (-1 if right < left else 1), measure
     return 0, None
+
+
+def _relaxed_only(previous: RunReport, after: RunReport) -> bool:
+    """A gain measured only with the program's own `fullgraph=True` relaxed: it fails as written
+    before and after, so the compile the user runs fails as it did."""
+    return previous.fullgraph_relaxed and after.fullgraph_relaxed
 
 
 def failed(error: EntryError) -> Verdict:
@@ -168,13 +189,29 @@ def judge(
         return verdict
     direction, measure = compare_pictures(previous, after)
     if measure is not None and direction > 0:
-        verdict.problems.append(
-            "fullgraph=True compiled before and fails after" if measure.name == "fullgraph=True"
-            else f"{measure.name} went up: {measure.read(previous)} -> {measure.read(after)}"
+        verdict.problems.append(_worse(measure, previous, after))
+    elif measure is not None and _relaxed_only(previous, after):
+        verdict.not_counted = (
+            f"{_describe(measure, previous, after)} only with the program's own fullgraph=True relaxed; "
+            "as written it still fails to compile"
         )
     elif measure is not None:
         verdict.progress = _describe(measure, previous, after)
     return verdict
+
+
+def _worse(measure: Measure, previous: RunReport, after: RunReport) -> str:
+    if measure.name == "fullgraph=True":
+        return "fullgraph=True compiled before and fails after"
+    said = f"{measure.name} went up: {measure.read(previous)} -> {measure.read(after)}"
+    if measure is RECOMPILES:
+        gains = [
+            _describe(gain, previous, after) for gain in ORDER
+            if gain.name in _OUTWEIGHED_BY_RECOMPILES and (gain.read(after) or 0) < (gain.read(previous) or 0)
+        ]
+        if gains:
+            said += f" ({', '.join(gains)} do not outweigh a recompile at later calls)"
+    return said
 
 
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
@@ -195,7 +232,7 @@ def verdict_line(before: RunReport, after: RunReport, verdict: Verdict) -> str:
     measured = [measure for measure in ORDER if measure.read(before) is not None or measure.read(after) is not None]
     picture = ", ".join(_describe(measure, before, after) for measure in measured)
     if verdict.ok:
-        judged = f"better ({verdict.progress})" if verdict.progress else "compiles the same"
+        judged = f"better ({verdict.progress})" if verdict.progress else f"not counted ({verdict.not_counted})" if verdict.not_counted else "compiles the same"
         # A command has no outputs to compare: only what it prints (and its tests) speak for it.
         outputs = "outputs equal (np.random drawn from NumPy's stream)" if verdict.numpy_stream else "outputs equal"
         checked = [text for text, done in ((outputs, verdict.comparisons), ("printed output the same", verdict.shown_checked)) if done]
