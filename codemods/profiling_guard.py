@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 
 from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
+from graphweld.analysis.reported import OUTPUT_CALLS, callee_leaf, reported_nodes
 from graphweld.analysis.scopes import is_scope, target_names
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -115,7 +116,12 @@ class ProfilingGuard(Rule):
     compared, tested, slept on or passed to `range` (a deadline, a timeout), a timestamp stored on
     an object, returned or handed to a call other than a print or a log, or a duration measured
     from a reading made elsewhere (`time.monotonic() - self.start`) is reported, not rewritten:
-    reading 0 there would change what the program does.
+    reading 0 there would change what the program does. A comparison or choice whose value is only
+    printed or logged (`ok={elapsed >= 0}` in an f-string, `"slow" if elapsed > 1 else "fast"`
+    passed to `log.info`) is a report, not a decision. In a timer's `__enter__`, a reading stored
+    on `self` where nothing in the module reads it (`self.start = time.perf_counter()`, `start`
+    never read) reaches nothing: it reads 0.0 while compiling, a safe fix, and its `with` is then
+    left as it is.
     """
 
     id = "profiling-guard"
@@ -157,7 +163,9 @@ class ProfilingGuard(Rule):
             return
         if _is_context_manager(node):
             # A timer's own clock reads: its `with` is skipped while compiling instead (Dynamo
-            # traces a context manager's exit but drops the printing it defers there).
+            # traces a context manager's exit but drops the printing it defers there), unless a
+            # reading is stored where nothing reads it.
+            self._propose_unread_stamps(node)
             return
         nodes = list(iter_nodes(node.body, prune=_skipped))
         calls = [child for child in nodes if isinstance(child, cst.Call)]
@@ -265,6 +273,55 @@ class ProfilingGuard(Rule):
         self.propose(statement, [cst.ensure_type(replaced, cst.SimpleStatementLine)], anchor=first, message=message,
                      safety=Safety.SAFE, form="value")
 
+    def _propose_unread_stamps(self, function: cst.FunctionDef) -> None:
+        """`self.start = time.perf_counter()` in a timer's `__enter__`, where nothing in the module
+        reads `start`: the reading reaches nothing, so it is made only eagerly (safe)."""
+        unread = self._unread_stamps()
+        if not unread or not isinstance(function.body, cst.IndentedBlock):
+            return
+        torch = self.context.torch_name() or "torch"
+        for block in _blocks(function.body):
+            for statement in block:
+                if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                    continue
+                small = statement.body[0]
+                if not (isinstance(small, cst.Assign) and id(small.value) in unread):
+                    continue
+                call = cst.ensure_type(small.value, cst.Call)
+                neutral = CLOCKS[self._qualify(call) or ""]
+                replaced = statement.visit(_Neutralise({id(call): neutral}, torch, call))
+                attribute = self.context.code(small.targets[0].target)
+                message = (
+                    f"`{self.context.code(call)}` into `{attribute}`, which nothing reads: a clock Dynamo cannot trace (it "
+                    f"skips the frame that enters this context manager); read it only eagerly: while compiling it reads {neutral}"
+                )
+                self.propose(statement, [cst.ensure_type(replaced, cst.SimpleStatementLine)], anchor=call, message=message,
+                             safety=Safety.SAFE, form="value")
+
+    def _unread_stamps(self) -> set[int]:
+        """The ids of the module's clock reads assigned to `self.NAME` alone, where no code of the
+        module reads an attribute `NAME`."""
+        cached = getattr(self, "_stamps", None)
+        if cached is not None:
+            return cached
+        module = self.context.module
+        stores: set[int] = set()
+        candidates: list[tuple[cst.Call, str]] = []
+        attributes: list[cst.Attribute] = []
+        for node in iter_nodes(module):
+            if isinstance(node, cst.Assign):
+                stores.update(id(target.target) for target in node.targets)
+                if (
+                    isinstance(node.value, cst.Call) and self._qualify(node.value) in CLOCKS and len(node.targets) == 1
+                    and (name := _dotted(node.targets[0].target)) is not None and name.startswith("self.")
+                ):
+                    candidates.append((node.value, name.partition(".")[2]))
+            elif isinstance(node, cst.Attribute):
+                attributes.append(node)
+        read = {node.attr.value for node in attributes if id(node) not in stores}
+        self._stamps: set[int] = {id(call) for call, name in candidates if name not in read}
+        return self._stamps
+
     def _propose_with(self, function: cst.FunctionDef, statement: cst.With) -> None:
         """`with timer(...)` / `with torch.cuda.nvtx.range(...)`: a null context while compiling."""
         items = list(statement.items)
@@ -359,9 +416,15 @@ class ProfilingGuard(Rule):
         if not isinstance(expression.func, cst.Name):
             return False
         name = expression.func.value
+        unread = self._unread_stamps()
         for statement in self.context.module.body:
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and statement.name.value == name:
-                return any(self._qualify(call) in CLOCKS for call in iter_nodes(statement) if isinstance(call, cst.Call))
+                # A clock read already made only eagerly, or stored where nothing reads it (fixed
+                # in place, safely), does not make the context manager a timer to skip.
+                return any(
+                    self._qualify(call) in CLOCKS and id(call) not in unread
+                    for call in iter_nodes(statement, prune=_eager_only) if isinstance(call, cst.Call)
+                )
         return False
 
     def _nullcontext(self) -> str:
@@ -413,10 +476,13 @@ def _own_calls(node: cst.CSTNode) -> list[cst.Call]:
 
 
 def _skipped(node: cst.CSTNode) -> bool:
-    """A nested scope, or code that runs only eagerly: the body of `if not ...is_compiling():`
-    or of `... if not ...is_compiling() else ...` (the fix's own forms)."""
-    if is_scope(node):
-        return True
+    """A nested scope, or code that runs only eagerly (`_eager_only`)."""
+    return is_scope(node) or _eager_only(node)
+
+
+def _eager_only(node: cst.CSTNode) -> bool:
+    """The body of `if not ...is_compiling():` or of `... if not ...is_compiling() else ...` (the
+    fix's own forms): code that runs only eagerly."""
     return isinstance(node, (cst.If, cst.IfExp)) and _not_compiling(node.test)
 
 
@@ -560,7 +626,7 @@ def _decides(nodes: list[cst.CSTNode], clocks: list[cst.Call]) -> cst.CSTNode | 
             not isinstance(target.target, cst.Name) for target in node.targets
         ):
             return node
-        if isinstance(node, cst.Call) and _callee_leaf(node) not in _REPORTING_CALLS and any(
+        if isinstance(node, cst.Call) and callee_leaf(node) not in _REPORTING_CALLS and any(
             timestamp(arg.value) for arg in node.args
         ):
             return node
@@ -568,8 +634,13 @@ def _decides(nodes: list[cst.CSTNode], clocks: list[cst.Call]) -> cst.CSTNode | 
             parts = node.value.elements if isinstance(node.value, cst.Tuple) else [node.value]
             if any(timestamp(part.value if isinstance(part, cst.Element) else part) for part in parts):
                 return node
+    # A comparison or choice whose value is only printed or logged (`ok={elapsed >= 0}` in an
+    # f-string) reports; it decides nothing.
+    reported = reported_nodes(nodes)
     for node in nodes:
         tested = None
+        if id(node) in reported:
+            continue
         if isinstance(node, (cst.If, cst.While, cst.IfExp)) and not _not_compiling(node.test):
             tested = node.test
         elif isinstance(node, (cst.Comparison, cst.Assert)):
@@ -583,15 +654,7 @@ def _decides(nodes: list[cst.CSTNode], clocks: list[cst.Call]) -> cst.CSTNode | 
 
 
 # Calls a timing is reported through: a timestamp handed to any other call may decide there.
-_REPORTING_CALLS = frozenset(
-    {"print", "format", "str", "repr", "float", "int", "round", "abs", "write", "debug", "info", "warning", "warn",
-     "error", "critical", "log", "exception", "info_once", "warning_once"}
-)
-
-
-def _callee_leaf(call: cst.Call) -> str:
-    func = call.func
-    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+_REPORTING_CALLS = OUTPUT_CALLS | {"format", "str", "repr", "float", "int", "round", "abs"}
 
 
 def _dotted(node: cst.CSTNode) -> str | None:
