@@ -253,6 +253,21 @@ def f(x):
     assert "torch._dynamo.config.capture_scalar_outputs = True\n\n\n# The model's forward" in again.fixed
 
 
+def test_a_setting_for_a_compile_inside_a_class_is_written_at_the_top_level():
+    """A setting is global to the process: it goes before the class whose method is compiled, laid
+    out as a top-level statement, not into the class body."""
+    fix = _setting_fix(
+        "import torch\n\n\nclass M(torch.nn.Module):\n    @torch.compile(fullgraph=True)\n    def forward(self, x):\n        return x\n",
+        "nested_graph_breaks",
+    )
+    assert fix.fixed == (
+        "import torch\n\n\n# Measured by graphweld fix --entry: fewer graph breaks, outputs equal to eager.\n"
+        "torch._dynamo.config.nested_graph_breaks = True\n\n\n"
+        "class M(torch.nn.Module):\n    @torch.compile(fullgraph=True)\n    def forward(self, x):\n        return x\n"
+    )
+    assert (fix.line, fix.line_as_given) == (5, 4)
+
+
 def test_the_setting_is_written_onto_the_kept_rewrite_of_the_entry_not_onto_the_file_as_given():
     kept = DECORATED.replace("    return x + 1\n", "    y = x + 1\n    return y\n").replace("import torch\n", "import torch\nimport math\n")
     fix = _setting_fix(DECORATED, "nested_graph_breaks", kept=kept)

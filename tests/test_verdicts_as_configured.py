@@ -67,6 +67,8 @@ def test_only_the_programs_log_records_are_compared():
         ("timer_print_entry.py", ["profiling-guard", "profiling-guard", "isolate-io"], "compiled run fails -> runs"),
         # A timer's `self.start` that nothing reads: Dynamo skipped the whole forward for it.
         ("unread_timer_entry.py", ["profiling-guard", "isolate-io"], "skipped frames 1 -> 0"),
+        # Clock floats on the stack of Dynamo's resume functions: guards that fail at every call.
+        ("clock_floats_entry.py", ["profiling-guard", "profiling-guard", "isolate-io"], "fullgraph=True fails -> compiles"),
     ],
 )
 def test_clock_readings_that_reach_only_output_are_fixed_safely(workdir: Path, name: str, rules: list[str], progress: str):
@@ -76,7 +78,7 @@ def test_clock_readings_that_reach_only_output_are_fixed_safely(workdir: Path, n
     assert all(progress in effect["effect"] for effect in data["effects"]), data["effects"]
     before, after = data["before"], data["after"]
     assert after["graph_breaks"] == 0 and after["graphs"] == 1 and after["skipped_frames"] == 0
-    assert after["recompiles"] <= before["recompiles"]
+    assert after["recompiles"] == 0
 
 
 def test_fullgraph_success_only_by_its_implicit_capture_is_not_claimed(workdir: Path):
