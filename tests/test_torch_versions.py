@@ -55,3 +55,28 @@ def test_the_admitted_floor_is_a_torch_ci_runs_the_tests_on():
 def test_the_torch_2_14_test_list_names_files_that_exist():
     for line in (ROOT / ".ci" / "torch-2.14-tests").read_text().split():
         assert (ROOT / line).is_file(), line
+
+
+# torch 2.15's record of an nn.LSTM's break: the call is delayed (GB0148), the original break
+# (GB0014, with its allow_rnn hint) only in the explanation's reason.
+DELAYED_LSTM = """Graph break in user code at /work/lstm_entry.py:14
+Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):
+
+Unsupported function call (delayed)
+  Explanation: Dynamo determined that a graph break should occur when calling `L['self']._modules['lstm']`. Reason: Dynamo does not support RNN, GRU, or LSTM. Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM in Dynamo
+
+
+  Developer debug context: source: DictGetItemSource(base=AttrSource(base=UnspecializedNNModuleSource(base=LocalSource(local_name='self', is_input=True, dynamism=None, is_derefed_cell_contents=False)), member='_modules'), index='lstm')
+
+ For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0148.html
+"""
+
+
+def test_a_delayed_break_is_the_original_break_with_its_hint():
+    from graphweld.runs.runner import parse_break
+
+    site = parse_break(DELAYED_LSTM)
+    assert site is not None
+    assert (site["gb"], site["reason"], site["settings"]) == ("GB0014", "Attempted to wrap RNN, GRU, or LSTM", ["allow_rnn"])
+    assert site["all_gb"] == ["GB0014", "GB0148"]
+    assert site["explanation"].startswith("Dynamo does not support RNN, GRU, or LSTM.")

@@ -179,15 +179,25 @@ def parse_break(message: str) -> dict[str, Any] | None:
             break
     explanation = next((text[len("Explanation:") :].strip() for text in lines if text.startswith("Explanation:")), "")
     hints = [text[len("Hint:") :].strip() for text in lines if text.startswith("Hint:")]
+    ids = [gb.upper() for gb in _GB_ID.findall(message)]
+    delayed = _DELAYED.search(explanation)
+    underlying = registry_entry(delayed.group(1)) if delayed else None
+    if delayed:
+        # torch 2.15 delays a break on calling a module (an nn.LSTM) and logs it as "Unsupported
+        # function call (delayed)" (GB0148), the original break's explanation and hints as its
+        # reason: the site is the original's (GB0014, with its allow_rnn hint).
+        hints.append(delayed.group(1))
+        if underlying is not None:
+            ids = [underlying[0], *ids]
+            reason, explanation = underlying[1], delayed.group(1)
     # Every hint: the first often refers to the next ("see the next case for a workaround").
     hint = " ".join(hints)
-    ids = _GB_ID.findall(message)
     skipped = "frame" if any(words in message for words in _WHOLE_FRAME_SKIPS) else "rest" if _REST_OF_FRAME_SKIP in message else ""
     return {
         "file": file,
         "line": line,
-        "gb": ids[0].upper() if ids else "",
-        "all_gb": [gb.upper() for gb in ids],
+        "gb": ids[0] if ids else "",
+        "all_gb": ids,
         "reason": reason or explanation,
         "explanation": explanation,
         "hint": hint,
@@ -196,6 +206,39 @@ def parse_break(message: str) -> dict[str, Any] | None:
         "skipped": skipped,
         "stack": stack,
     }
+
+
+# A delayed break's explanation: the original break's explanation and hints after "Reason:".
+_DELAYED = re.compile(r"^Dynamo determined that a graph break should occur when calling .*?\. Reason: (.+)$")
+
+
+def registry_entry(text: str) -> tuple[str, str] | None:
+    """The GB id and type of the entry of Dynamo's graph-break registry whose explanation `text`
+    starts with (the loaded torch's registry; None without torch, or when none matches)."""
+    for gb, pattern, gb_type in _registry_explanations():
+        if pattern.match(text):
+            return gb, gb_type
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _registry_explanations() -> tuple[tuple[str, re.Pattern[str], str], ...]:
+    torch = sys.modules.get("torch")
+    path = os.path.join(os.path.dirname(torch.__file__), "_dynamo", "graph_break_registry.json") if torch else ""
+    try:
+        with open(path, encoding="utf-8") as file:
+            registry = json.load(file)
+    except (OSError, ValueError):
+        return ()
+    found = []
+    for gb, entries in registry.items():
+        for entry in entries:
+            explanation = entry.get("Explanation", "")
+            # The explanation's {placeholders} match anything; long ones first (the most specific).
+            literal = re.split(r"\{[^}]*\}", explanation)
+            if len("".join(literal)) >= 20:
+                found.append((gb.upper(), re.compile(".*?".join(map(re.escape, literal))), entry.get("Gb_type", "")))
+    return tuple(sorted(found, key=lambda item: -len(item[1].pattern)))
 
 
 # A hint's ways of naming a Dynamo switch to turn on: `torch._dynamo.config.allow_rnn=True`,
