@@ -86,10 +86,10 @@ class NonstrictHelper(Rule):
         return torch._dynamo.nonstrict_trace(g)(w)
     ```
     The rewrite writes `torch._dynamo.nonstrict_trace` whichever torch graphweld runs under, so the
-    file runs on every torch graphweld admits (2.7 and later): torch 2.14's public alias
+    file runs on every torch graphweld admits (2.7 and later): the public spelling
     `torch.compiler.nonstrict_trace` does not exist before 2.14, and Dynamo 2.14 skips it at a call
-    site (GB0007), while it traces `torch._dynamo.nonstrict_trace` in both forms (measured on 2.13
-    and 2.14).
+    site (GB0007), while it traces `torch._dynamo.nonstrict_trace` in both forms (measured on 2.13,
+    2.14 and 2.15; 2.15 traces both spellings alike).
 
     ## Safety
     Safe for pure helpers, which is what the rule checks: no I/O, no `global`/`nonlocal`, no

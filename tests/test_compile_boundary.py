@@ -11,7 +11,7 @@ import pytest
 import torch
 from test_entry import invoke
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 
 def load(path: Path, name: str):  # type: ignore[no-untyped-def]

@@ -19,7 +19,7 @@ from test_entry import EAGER, invoke
 from graphweld.runs.entry import RunReport
 from graphweld.runs.verify import compare_pictures, judge
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 
 def _explain(entry: Path, *options: str) -> dict:

@@ -18,7 +18,7 @@ from graphweld.runs.entry import EntryError, parse_compile_options, run_entry
 
 EAGER = ["--compile-options", "backend=eager"]
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 
 def invoke(*args: str):

@@ -12,7 +12,7 @@ import pytest
 import torch
 from test_entry import EAGER, invoke
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 
 @pytest.mark.parametrize("train", [False, True], ids=["inference", "training"])

@@ -18,7 +18,7 @@ from compile_stats import load_module
 from graphweld.engine import fix_text
 from graphweld.settings import Settings
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 SITES = {
     "print_fstring_item": """

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_entry import EAGER, invoke
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 
 def test_updates_through_a_mask_compile_into_one_graph(workdir: Path):

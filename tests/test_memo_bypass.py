@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_entry import EAGER, invoke
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 
 @pytest.mark.parametrize("train", [False, True], ids=["inference", "training"])

@@ -13,7 +13,7 @@ import pytest
 from graphweld.runs.entry import RunSettings
 from graphweld.runs.targets import EntryTarget
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 GUARDED = """        if self.training:
             if not torch.compiler.is_compiling():

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_entry import EAGER, invoke
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 
 def _fix(entry: Path, *options: str) -> dict:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_entry import EAGER, invoke
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 
 def test_flags_for_checkpointing_are_set_eagerly_only(workdir: Path):

@@ -14,7 +14,7 @@ import torch
 from graphweld.runs import runner_server
 from graphweld.runs.entry import EntryError, run_entry
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 LOOP_ENTRY = '''
 import torch

@@ -14,7 +14,7 @@ from test_entry import EAGER, invoke
 
 import graphweld
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 AOT = ["--compile-options", "backend=aot_eager"]
 

@@ -17,7 +17,7 @@ from test_entry import EAGER, invoke
 from graphweld.engine import fix_text
 from graphweld.settings import Settings
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 
 def fix_entry(entry: Path, *options: str) -> tuple[dict, str]:

@@ -15,7 +15,7 @@ from test_entry import invoke
 
 from graphweld.runs.runner import is_programs_record
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 
 
 def fix_entry(entry: Path, *options: str) -> dict:

@@ -121,7 +121,8 @@ def _command_argv() -> tuple[str, ...]:
 
 
 @click.group(cls=_CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="graphweld")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=lambda ctx, _, value: _print_version(ctx, value),
+              help="Show graphweld's version, the torch installed beside it and the torch releases it is tested on, and exit.")
 def main() -> None:
     """graphweld: rewrite PyTorch code so torch.compile captures whole graphs.
 
@@ -600,18 +601,32 @@ def verify(before_entry: str, after_entry: str, device: str, compile_options: st
     raise click.exceptions.Exit(EXIT_PENDING)
 
 
-# The oldest torch CI runs graphweld's tests on (the pyproject's floor for the `torch` extra).
-TESTED_TORCH = (2, 13)
+def _print_version(ctx: click.Context, value: bool) -> None:
+    """`graphweld --version`: graphweld's, the torch installed beside it, and the tested releases."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    from graphweld.analysis.torch_api import installed_torch_version, tested_torch_said
+
+    torch = installed_torch_version()
+    installed = f"torch {torch}" if torch else "no torch installed (rewriting needs none; verifying does)"
+    click.echo(f"graphweld, version {version('graphweld')}; {installed}; tested on {tested_torch_said()}")
+    ctx.exit()
 
 
 def _note_unused_options(report) -> None:  # type: ignore[no-untyped-def]
     """What the user should know of how the run was made: options that applied to nothing, and a
-    torch older than graphweld is tested on."""
+    torch older or newer than graphweld is tested on."""
+    from graphweld.analysis.torch_api import TESTED_TORCH, tested_torch_said
+
     version = re.match(r"(\d+)\.(\d+)", report.torch_version or "")
-    if version is not None and (int(version.group(1)), int(version.group(2))) < TESTED_TORCH:
+    found = (int(version.group(1)), int(version.group(2))) if version is not None else None
+    if found is not None and not min(TESTED_TORCH) <= found <= max(TESTED_TORCH):
         _stderr().print(
-            f"note: torch {report.torch_version} is older than {'.'.join(map(str, TESTED_TORCH))}, the oldest graphweld is "
-            "tested on; every rewrite is still verified on this torch, and what does not verify is dropped",
+            f"note: this run uses torch {report.torch_version}, {'older' if found < min(TESTED_TORCH) else 'newer'} than "
+            f"any graphweld is tested on ({tested_torch_said()}); every rewrite is still verified on this torch, and "
+            "what does not verify is dropped",
             highlight=False,
         )
     if report.unused_compile_options:
