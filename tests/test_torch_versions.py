@@ -116,7 +116,7 @@ def test_a_delayed_break_is_the_original_break_with_its_hint():
 OTHER_TORCH_PYTHON = os.environ.get("GRAPHWELD_OTHER_TORCH_PYTHON", "")
 # Entries whose fixes write what differs most between releases: nonstrict_trace (nonstrict-helper),
 # reorderable logging (isolate-io's deferral) and a custom op with a fake kernel (dlpack-custom-op).
-CROSS_VERSION_ENTRIES = ("helper_entry.py", "deferred_io_entry.py", "numpy_dlpack_entry.py")
+CROSS_VERSION_ENTRIES = ("frame_helper_entry.py", "deferred_io_entry.py", "numpy_dlpack_entry.py")
 
 
 def _fix_and_verify_elsewhere(entry: Path, fixer: list[str], verifier: list[str]) -> None:
