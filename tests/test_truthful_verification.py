@@ -6,6 +6,7 @@ unsafe rewrites kept only when they buy something. End to end, as a user runs th
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from compile_stats import load_module
 from torch._dynamo.utils import counters
 from test_entry import EAGER, invoke
 
+from graphweld.analysis.torch_api import installed_torch
 from graphweld.engine import fix_text
 from graphweld.settings import Settings
 
@@ -175,7 +177,9 @@ def test_a_rewrite_dynamo_still_skips_after_is_not_progress(workdir: Path):
     (dropped,) = data["tried"]
     assert dropped["rule"] == "hoist-with" and dropped["why"].startswith("it buys nothing")
     (left,) = data["remaining"]
-    assert (left["line"], left["gb"], left["type"]) == (16, "GB0007", "skipped rest of frame")
+    # torch 2.15 gives a clock read an id of its own ("Call to a time function").
+    clock_gb = "GB9193" if installed_torch() >= (2, 15) else "GB0007"
+    assert (left["line"], left["gb"], left["type"]) == (16, clock_gb, "skipped rest of frame")
     assert left["rule"] is None and left["action"].startswith("no automatic fix")
     assert "hoist-with [safe] dropped, it buys nothing" in text and "graph breaks left" in text
 
@@ -238,7 +242,8 @@ def test_an_entry_that_raises_says_where(workdir: Path):
     result = invoke("explain", str(entry), *EAGER)
     assert result.exit_code == 2
     message = " ".join(result.stderr.split())
-    assert "RuntimeError: mat1 and mat2 shapes cannot be multiplied" in message
+    # torch 2.15 names the op first ("addmm: mat1 and mat2 ...").
+    assert re.search(r"RuntimeError: (addmm: )?mat1 and mat2 shapes cannot be multiplied", message), message
     assert "shape_error_entry.py:15)" in message and "Traceback" not in message
     detailed = invoke("explain", str(entry), *EAGER, "--traceback")
     assert detailed.exit_code == 2

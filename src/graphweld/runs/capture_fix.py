@@ -80,10 +80,11 @@ def capture_setting_fix(source: SourceFile, trial: CaptureTrial, text: str | Non
     statements = [cst.parse_statement(f"{torch_name}._dynamo.config.{name} = True\n") for name in trial.settings]
     above, attached = _split_leading_lines(holder.leading_lines)
     statements[0] = statements[0].with_changes(leading_lines=(*above, cst.EmptyLine(comment=cst.Comment(MARKER))))
-    # A definition keeps the two blank lines a person puts above one at the top level; a plain
-    # statement follows the settings directly.
+    # A definition keeps the blank lines a person puts above one (two at the top level, one inside
+    # a block); a plain statement follows the settings directly.
     if isinstance(holder, (cst.FunctionDef, cst.ClassDef)):
-        attached = (cst.EmptyLine(), cst.EmptyLine(), *attached)
+        blank = 2 if holder in module.body else 1
+        attached = (*[cst.EmptyLine()] * blank, *attached)
     replaced = module.deep_replace(holder, cst.FlattenSentinel([*statements, holder.with_changes(leading_lines=attached)]))
     assert isinstance(replaced, cst.Module)
     span = node_spans(module, [holder]).get(id(holder))
@@ -141,16 +142,23 @@ def _setting_place(text: str) -> tuple[cst.Module, str, cst.BaseStatement | None
 
 
 def _compiling_statement(module: cst.Module, imports: ImportTable) -> cst.BaseStatement | None:
-    """The first statement of the module's top level that holds a `torch.compile` call or a
-    function decorated with it: a setting is global to the process, so it is written at the top
-    level, never inside the class or function that compiles."""
+    """The first statement (in any block) that calls `torch.compile` or is a function decorated
+    with it; for a statement of a class body (a decorated method), the top-level statement holding
+    the class: a setting written there would run as a class attribute's neighbour, not before a
+    call."""
     for statement in module.body:
+        in_class_bodies = {
+            id(child) for node in iter_nodes(statement) if isinstance(node, cst.ClassDef) for child in node.body.body
+        }
         for node in iter_nodes(statement):
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                if any(imports.qualify(_decorator_name(d.decorator)) in COMPILE_DECORATORS for d in node.decorators):
-                    return statement
-            elif isinstance(node, cst.Call) and imports.qualify(node.func) == "torch.compile":
-                return statement
+                compiles = any(imports.qualify(_decorator_name(d.decorator)) in COMPILE_DECORATORS for d in node.decorators)
+            elif isinstance(node, cst.SimpleStatementLine):
+                compiles = any(isinstance(n, cst.Call) and imports.qualify(n.func) == "torch.compile" for n in iter_nodes(node))
+            else:
+                continue
+            if compiles:
+                return statement if id(node) in in_class_bodies else node
     return None
 
 
