@@ -11,6 +11,7 @@ import libcst as cst
 
 from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
 from graphweld.analysis.breakers import ARRAY_IMPORTERS, DLPACK_BREAKERS, DLPACK_IMPORTERS
+from graphweld.analysis.reported import callee_leaf
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, loaded_names
 from graphweld.walk import children, iter_nodes
@@ -457,7 +458,7 @@ class DlpackCustomOp(Rule):
                 if id(node) in inside:
                     continue
                 if isinstance(node, cst.Call):
-                    leaf = _callee_leaf(node)
+                    leaf = callee_leaf(node)
                     if leaf in FLOAT_ELEMENTWISE:
                         floating.append(f"`{self.context.code(node.func)}`")
                     elif leaf not in DLPACK_CONVERSIONS | SHAPE_AND_DTYPE_PRESERVING | CONVERSION_LEAVES and unknown is None:
@@ -738,13 +739,6 @@ def _own_parts(statement: cst.BaseStatement) -> list[cst.CSTNode]:
                 parts.append(small)
         return parts
     return [child for child in children(statement) if not isinstance(child, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally))]
-
-
-def _callee_leaf(call: cst.Call) -> str:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return func.value if isinstance(func, cst.Name) else ""
 
 
 def _root_name(node: cst.BaseExpression) -> str | None:

@@ -181,12 +181,12 @@ def parse_break(message: str) -> dict[str, Any] | None:
     hints = [text[len("Hint:") :].strip() for text in lines if text.startswith("Hint:")]
     ids = [gb.upper() for gb in _GB_ID.findall(message)]
     delayed = _DELAYED.search(explanation)
-    underlying = registry_entry(delayed.group(1)) if delayed else None
     if delayed:
         # torch 2.15 delays a break on calling a module (an nn.LSTM) and logs it as "Unsupported
         # function call (delayed)" (GB0148), the original break's explanation and hints as its
         # reason: the site is the original's (GB0014, with its allow_rnn hint).
         hints.append(delayed.group(1))
+        underlying = registry_entry(delayed.group(1))
         if underlying is not None:
             ids = [underlying[0], *ids]
             reason, explanation = underlying[1], delayed.group(1)
