@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from graphweld.engine import fix_text
+from graphweld.run_evidence import RunEvidence
 from graphweld.settings import Settings
 from graphweld.source import SourceError
 
@@ -40,7 +41,7 @@ def main() -> int:
             continue
         lines = frozenset(range(1, text.count("\n") + 2))
         try:
-            fixed = fix_text(text, str(path), settings, site_lines=lines, data_dependent_lines=lines).text
+            fixed = fix_text(text, str(path), settings, RunEvidence(site_lines=lines, data_dependent_lines=lines)).text
         except SourceError:
             continue  # the file itself does not parse
         except Exception as exc:  # noqa: BLE001 - any internal error is what this looks for

@@ -61,7 +61,7 @@ def measure(entry_path: str, output_path: str, repeats: int, train: bool = False
     import torch._inductor.config as inductor_config
     from torch._inductor.compile_fx import compile_fx
 
-    from graphweld.runs.runner import default_loss
+    from graphweld.runs.program import default_loss
 
     inductor_config.fallback_random = True  # dropout draws as eager's, so gradients compare
     spec = importlib.util.spec_from_file_location("entry", entry_path)

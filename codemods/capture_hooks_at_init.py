@@ -144,7 +144,7 @@ class CaptureHooksAtInit(Rule):
         method is a compiled region (`--assume-compiled`, or compiled where the module says)."""
         if self.context.regions.is_compiled(method):
             return True
-        lines = self.context.stack_lines
+        lines = self.context.evidence.stack_lines
         if not lines:
             return False
         span = node_spans(self.context.module, [call], self.context.text).get(id(call))

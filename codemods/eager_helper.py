@@ -132,7 +132,7 @@ class EagerHelper(Rule):
     def __init__(self, context: RuleContext) -> None:
         super().__init__(context)
         self._may_apply = (
-            bool(context.break_lines or context.disabled_call_lines)
+            bool(context.evidence.break_lines or context.evidence.disabled_call_lines)
             or context.text is None
             or _VALUE_READ_TEXT.search(context.text) is not None
         )
@@ -156,7 +156,7 @@ class EagerHelper(Rule):
         # caller's; a helper that does little else is worth running eagerly too: one break.
         eager_calls = (
             [statement for statement in statements if context.calls_disabled_per_run(statement)]
-            if context.disabled_call_lines
+            if context.evidence.disabled_call_lines
             else []
         )
         if not reads and not broken and not eager_calls:

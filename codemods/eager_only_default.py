@@ -102,7 +102,7 @@ class EagerOnlyDefault(Rule):
     def _reader_on_a_break(self, function: cst.FunctionDef, node: cst.If, name: str) -> cst.CSTNode | None:
         """The statement of the function after the `if` that reads `name` where a run saw a break,
         or a call on the way to one; None when there is none."""
-        lines = self.context.stack_lines | self.context.break_lines
+        lines = self.context.evidence.stack_lines | self.context.evidence.break_lines
         if not lines or not isinstance(function.body, cst.IndentedBlock):
             return None
         # Simple statements reading the name, and compound ones reading it in their header (their

@@ -305,7 +305,7 @@ class GuardToCheck(Rule):
         that check (in a loop it skips the whole frame), so the run's silence here is no evidence;
         the earlier break says what the name holds. Verification judges the rewrite as any other."""
         context = self.context
-        if not context.data_dependent_lines:
+        if not context.evidence.data_dependent_lines:
             return False
         receivers = _method_receivers(test)
         if not receivers:

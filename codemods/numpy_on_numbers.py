@@ -125,7 +125,7 @@ class NumpyOnNumbers(Rule):
         text = context.text
         self._may_apply = (
             text is None or "numpy" in text or "tolist" in text
-            or bool(context.break_lines or context.data_dependent_lines)
+            or bool(context.evidence.break_lines or context.evidence.data_dependent_lines)
         )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -188,7 +188,7 @@ class NumpyOnNumbers(Rule):
         imports = context.regions.imports
         math_name = imports.local_name("math")
         # An argument is taken only with a run's word (`_store_as_annotated`).
-        annotated = _annotated_arguments(init) if context.break_lines or context.data_dependent_lines else {}
+        annotated = _annotated_arguments(init) if context.evidence.break_lines or context.evidence.data_dependent_lines else {}
         for statement in _own_lines(init):
             stored = _stored_attribute(statement, receiver)
             if stored is None:

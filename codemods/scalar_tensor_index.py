@@ -94,7 +94,7 @@ class ScalarTensorIndex(Rule):
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         context = self.context
         function = context.current_function
-        if function is None or not context.break_lines or not context.breaks_per_run(node):
+        if function is None or not context.evidence.break_lines or not context.breaks_per_run(node):
             return
         values = context.function_values(function)
         indices = _IndexNames(function, values, context.regions.imports)

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import torch
 import torch._dynamo
 from torch._dynamo.utils import counters
-from test_golden import run_lines_for, settings_for
+from test_golden import run_evidence_for, settings_for
 
 from graphweld.engine import fix_text
 
@@ -69,6 +69,6 @@ def golden_modules(case: Path) -> tuple[types.ModuleType, types.ModuleType]:
     """A golden case and graphweld's rewrite of it (with the settings and the run's lines its first
     line gives), as modules; the rewrite must change the case."""
     source = case.read_text()
-    rewritten = fix_text(source, str(case), settings_for(case, source), **run_lines_for(source)).text
+    rewritten = fix_text(source, str(case), settings_for(case, source), run_evidence_for(source)).text
     assert rewritten != source
     return load_module(source), load_module(rewritten)

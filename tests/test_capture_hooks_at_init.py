@@ -33,9 +33,9 @@ def test_the_calls_on_a_breaks_stack_are_lines_of_their_files():
     )  # fmt: skip
     sites, outside = sites_by_file(_report([site]), lambda file: file.startswith(("/pkg/", "/lib/")))
     assert outside == 0
-    assert sites["/lib/capture.py"].lines == {36} and sites["/lib/capture.py"].stack_lines == {60}
+    assert sites["/lib/capture.py"].site_lines == {36} and sites["/lib/capture.py"].stack_lines == {60}
     # A file with no break of its own is rewritten for the calls on the way to one.
-    assert sites["/pkg/model.py"].lines == frozenset() and sites["/pkg/model.py"].stack_lines == {34, 40}
+    assert sites["/pkg/model.py"].site_lines == frozenset() and sites["/pkg/model.py"].stack_lines == {34, 40}
     assert "/entry.py" not in sites
 
 
@@ -86,6 +86,7 @@ def test_without_unsafe_fixes_it_is_offered_not_made(workdir: Path):
 
 def test_a_file_the_run_only_passed_through_gets_only_fixes_made_from_callers():
     from graphweld.engine import fix_text, propose
+    from graphweld.run_evidence import RunEvidence
     from graphweld.settings import Settings
 
     text = (
@@ -95,5 +96,5 @@ def test_a_file_the_run_only_passed_through_gets_only_fixes_made_from_callers():
     )
     settings = Settings(unsafe_fixes=True)
     assert [change.rule for change in propose(text, "train.py", settings).changes] == ["isolate-io"]
-    assert propose(text, "train.py", settings, stack_lines=frozenset({7})).changes == []
-    assert fix_text(text, "train.py", settings, stack_lines=frozenset({7})).text == text
+    assert propose(text, "train.py", settings, None, RunEvidence(stack_lines=frozenset({7}))).changes == []
+    assert fix_text(text, "train.py", settings, RunEvidence(stack_lines=frozenset({7}))).text == text

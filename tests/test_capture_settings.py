@@ -10,7 +10,7 @@ import pytest
 from test_entry import EAGER, invoke
 
 from graphweld.runs.entry import EntryError, parse_compile_options
-from graphweld.runs.runner import parse_break
+from graphweld.runs.dynamo_log import parse_break
 
 # Depends on what Dynamo does: run again on the current torch release by CI (docs/development.md).
 pytestmark = pytest.mark.dynamo

@@ -12,6 +12,7 @@ import torch
 from compile_stats import compile_stats, golden_modules, load_module
 from test_entry import EAGER, invoke
 
+from graphweld.run_evidence import RunEvidence
 from graphweld.engine import fix_text
 from graphweld.settings import Settings
 
@@ -328,7 +329,7 @@ def test_an_assert_the_run_saw_break_is_checked_in_the_graph():
     branching at the assert, and that is enough to rewrite it (--unsafe-fixes)."""
     settings = Settings(unsafe_fixes=True)
     assert fix_text(IBERT_OBSERVER, "quant_modules.py", settings).text == IBERT_OBSERVER
-    fixed = fix_text(IBERT_OBSERVER, "quant_modules.py", settings, site_lines=frozenset({10}), data_dependent_lines=frozenset({10})).text
+    fixed = fix_text(IBERT_OBSERVER, "quant_modules.py", settings, RunEvidence(site_lines=frozenset({10}), data_dependent_lines=frozenset({10}))).text
     assert fixed.count("torch._assert_async(") == 2 and "assert " not in fixed
     before, after = load_module(IBERT_OBSERVER).QuantAct(), load_module(fixed).QuantAct()
     x = torch.randn(2, 3)
@@ -394,7 +395,7 @@ def test_a_guard_the_run_saw_on_a_flag_checks_it_whether_it_is_a_tensor_or_a_pyt
     source = (
         "import torch\n\n\ndef step(x, ok):\n    if not ok:\n        raise ValueError(\"not ok\")\n    return x * 2\n"
     )
-    fixed = fix_text(source, "m.py", Settings(unsafe_fixes=True), site_lines=frozenset({5}), data_dependent_lines=frozenset({5})).text
+    fixed = fix_text(source, "m.py", Settings(unsafe_fixes=True), RunEvidence(site_lines=frozenset({5}), data_dependent_lines=frozenset({5}))).text
     assert 'torch._assert_async(torch.as_tensor(ok), "not ok")' in fixed
     step = load_module(fixed).step
     for ok in (True, torch.tensor(True)):
@@ -418,7 +419,7 @@ def test_an_assert_read_with_item_on_a_value_the_code_does_not_type_is_rewritten
     """Flaubert's `lengths` may be the caller's argument: nothing in the code says it is a tensor
     (a numpy value has `.item()` too); a run's break at the assert says it was."""
     settings = Settings(unsafe_fixes=True)
-    assert fix_text(FLAUBERT_CHECK, "modeling.py", settings, site_lines=frozenset({7})).text == FLAUBERT_CHECK.replace(
+    assert fix_text(FLAUBERT_CHECK, "modeling.py", settings, RunEvidence(site_lines=frozenset({7}))).text == FLAUBERT_CHECK.replace(
         "    assert lengths.max().item() <= slen\n", "    torch._assert_async(lengths.max() <= slen)\n"
     )
     static = fix_text(FLAUBERT_CHECK, "modeling.py", Settings(unsafe_fixes=True, assume_compiled=True)).text

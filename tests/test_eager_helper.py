@@ -177,13 +177,14 @@ def test_fix_entry_can_try_the_change_alone():
     # `fix --entry` verifies a change by rebuilding the file with only that change allowed; the
     # rule must propose it again under its own key.
     from graphweld.engine import fix_text
+    from graphweld.run_evidence import RunEvidence
     from graphweld.settings import Settings
 
     case = GOLDEN / "thresholds_where.in.py"
     source = case.read_text()
-    (change,) = fix_text(source, str(case), Settings(), site_lines=frozenset({12})).applied
+    (change,) = fix_text(source, str(case), Settings(), RunEvidence(site_lines=frozenset({12}))).applied
     assert change.rule == "eager-helper"
-    alone = fix_text(source, str(case), Settings(), site_lines=frozenset({12}), allowed=frozenset({change.key}))
+    alone = fix_text(source, str(case), Settings(), RunEvidence(site_lines=frozenset({12})), allowed=frozenset({change.key}))
     assert [c.rule for c in alone.applied] == ["eager-helper"]
     assert alone.text == (GOLDEN / "thresholds_where.out.py").read_text()
 

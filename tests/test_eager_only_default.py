@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from compile_stats import compile_stats, load_module
-from test_golden import run_lines_for, settings_for
+from test_golden import run_evidence_for, settings_for
 
 from graphweld.engine import fix_text
 
@@ -28,7 +28,7 @@ def _compiled(module, input_ids):  # type: ignore[no-untyped-def]
 def test_the_stack_compiles_whole_with_the_same_outputs_once_the_default_is_built_when_compiling():
     path = GOLDEN / "longt5_local_attention_mask.in.py"
     source = path.read_text()
-    rewritten = fix_text(source, str(path), settings_for(path, source), **run_lines_for(source)).text
+    rewritten = fix_text(source, str(path), settings_for(path, source), run_evidence_for(source)).text
     assert rewritten != source
     input_ids = torch.randint(0, 100, (2, 8))
     before_expected, before = _compiled(load_module(source), input_ids)
@@ -48,6 +48,6 @@ def test_the_break_at_the_statement_reading_the_name_is_the_changes_to_fix():
 
     path = GOLDEN / "pop2piano_encoder_subscripts_the_mask.in.py"
     source = path.read_text()
-    changes = propose(source, str(path), settings_for(path, source), **run_lines_for(source)).changes
+    changes = propose(source, str(path), settings_for(path, source), None, run_evidence_for(source)).changes
     assert [change.rule for change in changes] == ["eager-only-default"]
     assert changes[0].location.line == 17 and changes[0].targets_line(19)

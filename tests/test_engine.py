@@ -9,6 +9,7 @@ from graphweld.discover import discover, parse_gitignore
 from graphweld.edits import TextEdit, apply_edits, minimal_edit, minimal_edits, split_lines
 from graphweld.engine import fix_text, non_overlapping, process_source, propose
 from graphweld.settings import Settings
+from graphweld.splice import Splicer
 
 TWO_SITES = '''import torch
 
@@ -140,7 +141,6 @@ def test_changes_to_nested_statements_conflict_even_when_hunks_do_not():
 def test_changes_generated_per_statement_equal_whole_module_generation(monkeypatch):
     """Each change's text is generated only for the statements it replaces; it must be what
     generating the whole module gives."""
-    import graphweld.engine as engine
     from graphweld.edits import apply_edits
 
     settings = Settings(unsafe_fixes=True, assume_compiled=True)
@@ -150,17 +150,17 @@ def test_changes_generated_per_statement_equal_whole_module_generation(monkeypat
     texts.append("# header comment\n\n" + texts[1] + "\n\n# footer comment\n")
     spliced = [[apply_edits(text, c.edits) for c in propose(text, "case.py", settings).changes] for text in texts]
     calls = []
-    real_statement_edits = engine._Splicer._statement_edits
+    real_statement_edits = Splicer._statement_edits
 
     def counted(self, target, replacement):  # type: ignore[no-untyped-def]
         found = real_statement_edits(self, target, replacement)
         calls.append(found is not None)
         return found
 
-    monkeypatch.setattr(engine._Splicer, "_statement_edits", counted)
+    monkeypatch.setattr(Splicer, "_statement_edits", counted)
     assert [[apply_edits(text, c.edits) for c in propose(text, "case.py", settings).changes] for text in texts] == spliced
     assert calls and all(calls), "every golden change was generated statement by statement"
-    monkeypatch.setattr(engine._Splicer, "_statement_edits", lambda self, target, replacement: None)
+    monkeypatch.setattr(Splicer, "_statement_edits", lambda self, target, replacement: None)
     whole = [[apply_edits(text, c.edits) for c in propose(text, "case.py", settings).changes] for text in texts]
     assert spliced == whole
     assert sum(len(changes) for changes in spliced) > 50

@@ -39,13 +39,13 @@ GOLDEN = Path(__file__).parent / "golden" / "equality-shortcut"
 def _modules(case: str):  # type: ignore[no-untyped-def]
     """The case and its rewrite as modules, each built from the same seed (their layers' weights equal)."""
     from compile_stats import load_module
-    from test_golden import run_lines_for, settings_for
+    from test_golden import run_evidence_for, settings_for
 
     from graphweld.engine import fix_text
 
     path = GOLDEN / f"{case}.in.py"
     source = path.read_text()
-    rewritten = fix_text(source, str(path), settings_for(path, source), **run_lines_for(source)).text
+    rewritten = fix_text(source, str(path), settings_for(path, source), run_evidence_for(source)).text
     assert rewritten != source
     torch.manual_seed(0)
     before = load_module(source, name=f"{case}_before")

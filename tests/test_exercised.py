@@ -64,13 +64,13 @@ def test_code_run_only_while_compiling_counts_as_exercised_where_dynamo_broke_in
     assert not exercised(3, check, eager_hits, traced=frozenset({6})).ran
     # The verdict reads the lines from the run's break sites and their stacks.
     from graphweld.runs.entry import BreakSite, RunReport
-    from graphweld.runs.verified_fix import _exercised_in
+    from graphweld.runs.exercised import exercised_in
 
     path = tmp_path / "checks.py"
     path.write_text(check)
     site = BreakSite(str(path), 4, "GB0124", "item", "", False, stack=((str(tmp_path / "model.py"), 9, "forward"), (str(path), 4, "check")))
     report = RunReport(device="cpu", torch_version="2.13", outputs={}, breaks=[site], coverage={os.path.realpath(path): eager_hits})
-    assert _exercised_in(str(path), 3, check, check, report).ran
+    assert exercised_in(str(path), 3, check, check, report).ran
 
 
 MODEL = """\
@@ -151,7 +151,7 @@ def test_a_decorated_helper_with_a_docstring_is_exercised_when_called(tmp_path: 
     # A change at a `def` (nonstrict-helper's decorator) is judged by the body's first line; a
     # docstring is not executed, so no run ever counts its line (ptwt's `_as_wavelet` was
     # dropped as "never reached" though every call ran it).
-    from graphweld.runs.runner import LineCoverage
+    from graphweld.runs.coverage import LineCoverage
 
     helper = tmp_path / "helper.py"
     helper.write_text('def as_name(value):\n    """The name of value."""\n    if isinstance(value, str):\n        return value\n    return str(value)\n')

@@ -216,7 +216,7 @@ def test_deferred_io_is_one_small_wrapper_per_kind_in_one_spot(project: Path):
 
 def test_torch_and_the_standard_library_of_another_environment_are_libraries():
     # `fix -- /other/venv/bin/python train.py`: the program's frames in its own torch are not the user's.
-    from graphweld.runs.entry import is_library_file
+    from graphweld.runs.library_files import is_library_file
 
     assert is_library_file("/other/.venv/lib/python3.12/site-packages/torch/nn/modules/module.py")
     assert is_library_file("/usr/lib/python3.12/contextlib.py")

@@ -19,6 +19,7 @@ import pytest
 
 from graphweld.codemods import RULES_BY_ID
 from graphweld.engine import fix_text
+from graphweld.run_evidence import RunEvidence
 from graphweld.settings import Settings
 
 # Depends on what Dynamo does: run again on the current torch release by CI (docs/development.md).
@@ -50,7 +51,7 @@ def settings_for(case: Path, text: str) -> Settings:
 RUN_LINES = ("site_lines", "called_lines", "stack_lines", "data_dependent_lines", "untraceable_lines", "disabled_call_lines")
 
 
-def run_lines_for(text: str) -> dict[str, frozenset[int]]:
+def run_evidence_for(text: str) -> RunEvidence:
     """`site_lines`, `called_lines`, `stack_lines`, `data_dependent_lines` (where the run saw GB0170),
     `untraceable_lines` (a call Dynamo cannot trace: GB0007, GB0008, GB0156, GB0363) and
     `disabled_call_lines` (a call of a disabled function: GB0098, GB0099) from the case's settings
@@ -62,7 +63,7 @@ def run_lines_for(text: str) -> dict[str, frozenset[int]]:
         key, _, value = pair.partition("=")
         if key in RUN_LINES:
             found[key] = frozenset(int(line) for line in value.split(","))
-    return found
+    return RunEvidence(**found)
 
 
 def expected_reports(case: Path) -> list[tuple[int, str, str]]:
@@ -89,7 +90,7 @@ def test_golden(case: Path):
     expected = out_file.read_text() if out_file.exists() else source
     settings = settings_for(case, source)
 
-    outcome = fix_text(source, str(case), settings, **run_lines_for(source))
+    outcome = fix_text(source, str(case), settings, run_evidence_for(source))
     assert outcome.text == expected
     ast.parse(outcome.text)
     if not out_file.exists():
@@ -102,6 +103,6 @@ def test_golden(case: Path):
         assert (line, rule) == (want_line, want_rule)
         assert want_text in message
 
-    second = fix_text(outcome.text, str(case), settings, **run_lines_for(source))
+    second = fix_text(outcome.text, str(case), settings, run_evidence_for(source))
     assert second.text == outcome.text
     assert not second.applied

@@ -1,5 +1,6 @@
-"""The bytes prefilter decides without importing a rule: its copy of the rules' trigger words is
-the rules' own, and a run over files that cannot hold a site imports neither libcst nor a rule."""
+"""The bytes prefilter decides without importing a rule: it reads the registry (`RULE_MODULES`)
+and the rules' source, the trigger words it reads are the rule classes' own, and a run over files
+that cannot hold a site imports neither libcst nor a rule."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from pathlib import Path
 from graphweld.analysis.breakers import BreakerCatalog
 from graphweld.analysis.names import ImportTable
 from graphweld.codemods import RULES
-from graphweld.prefilter import RULE_TRIGGERS, breaker_words
+from graphweld.prefilter import breaker_words
 from graphweld.settings import Settings
+from graphweld.trigger_words import rule_triggers
 
 
-def test_the_copied_trigger_words_are_the_rules():
-    assert RULE_TRIGGERS == {rule.id: (rule.trigger_words, rule.needs_breaker_call) for rule in RULES}
+def test_the_trigger_words_read_from_the_rules_source_are_the_rule_classes():
+    read = rule_triggers()
+    assert read == {rule.id: (rule.trigger_words, rule.needs_breaker_call) for rule in RULES}
+    assert list(read) == [rule.id for rule in RULES]  # in registry order
 
 
 def test_the_breaker_words_are_the_catalogs():
@@ -32,7 +36,7 @@ def test_a_clean_file_is_decided_without_libcst_or_any_rule(tmp_path: Path):
         "from graphweld.__main__ import entry\n"
         f"sys.argv = ['graphweld', 'fix', '--check', {str(clean)!r}]\n"
         "try:\n    entry()\nexcept SystemExit as exc:\n    code = exc.code\n"
-        "heavy = sorted(m for m in sys.modules if m == 'libcst' or m.startswith('graphweld.codemods') or m == 'rich')\n"
+        "heavy = sorted(m for m in sys.modules if m == 'libcst' or m.startswith('graphweld.codemods.') or m == 'rich')\n"
         "print(code, heavy, file=sys.stderr)\n"
     )
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)

@@ -202,13 +202,13 @@ def test_the_runs_evidence_follows_the_changes_accepted_before(tmp_path: Path):
     from rich.console import Console
 
     from graphweld.frontends.review import Review
-    from graphweld.runs.entry import FileSites
+    from graphweld.run_evidence import RunEvidence
 
     case = Path(__file__).parent / "golden" / "eager-helper" / "untraceable_generator"
     path = tmp_path / "increments.py"
     path.write_text(case.with_suffix(".in.py").read_text())
     lines = frozenset((8, 13))
-    sites = {os.path.realpath(path): FileSites(lines=lines, called_lines=lines, untraceable_lines=lines)}
+    sites = {os.path.realpath(path): RunEvidence(site_lines=lines, called_lines=lines, untraceable_lines=lines)}
     answers = iter(["y", "y", "y"])
     shown = io.StringIO()
     settings = Settings(select=frozenset({"eager-helper"}))
@@ -219,12 +219,12 @@ def test_the_runs_evidence_follows_the_changes_accepted_before(tmp_path: Path):
 
 
 def test_evidence_on_a_line_a_change_rewrote_is_dropped():
-    from graphweld.runs.entry import FileSites
+    from graphweld.run_evidence import RunEvidence
 
     seen = "a = 1\nb = f(a)\nc = 2\n"
     now = "import x\na = 1\nb = g(a)\nc = 2\n"
-    moved = FileSites(lines=frozenset((1, 2, 3)), untraceable_lines=frozenset((2,))).moved(seen, now)
-    assert moved.lines == frozenset((2, 4)) and moved.untraceable_lines == frozenset()
+    moved = RunEvidence(site_lines=frozenset((1, 2, 3)), untraceable_lines=frozenset((2,))).moved(seen, now)
+    assert moved.site_lines == frozenset((2, 4)) and moved.untraceable_lines == frozenset()
 
 
 def test_a_decorator_offered_below_its_def_says_what_the_run_exercised(tmp_path: Path):

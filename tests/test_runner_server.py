@@ -134,7 +134,7 @@ def test_without_fork_or_when_told_runs_are_made_fresh(monkeypatch):
 
 
 def test_a_folder_that_would_shadow_a_module_the_server_imported_needs_a_fresh_interpreter(tmp_path: Path):
-    from graphweld.runs.runner import _shadows_an_import
+    from graphweld.runs.runner_server import _shadows_an_import
 
     (tmp_path / "model.py").write_text("")
     (tmp_path / "json").mkdir()  # no __init__.py: the real json still wins

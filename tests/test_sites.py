@@ -8,8 +8,9 @@ import os
 import torch
 import transformers
 
-from graphweld.runs.entry import BreakSite, FileSites, RunReport, is_library_file
-from graphweld.runs.runner import parse_break, parse_recompile, skipped_frames
+from graphweld.runs.entry import BreakSite, RunReport, evidence_of
+from graphweld.runs.library_files import is_library_file
+from graphweld.runs.dynamo_log import parse_break, parse_recompile, skipped_frames
 
 LOG = """Graph break in user code at /usr/lib/python3.11/inspect.py:1751
 Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):
@@ -146,7 +147,7 @@ def test_a_files_sites_say_where_dynamo_met_a_call_it_cannot_trace():
         BreakSite("/w/brownian.py", 32, "GB0007", "Attempted to call function marked as skipped", "", False),
         BreakSite("/w/brownian.py", 470, "GB0170", "Data-dependent branching", "", False),
     ]
-    found = FileSites.of(sites)
+    found = evidence_of(sites)
     assert found.untraceable_lines == frozenset({31, 32})
     assert found.data_dependent_lines == frozenset({470})
 
@@ -159,4 +160,4 @@ def test_a_call_dynamo_raised_an_error_of_its_own_tracing_is_one_it_cannot_trace
         BreakSite("/w/nbase.py", 496, "", raised, "", False, fails=True),
         BreakSite("/w/train.py", 12, "", "the compiled run raises ValueError: loss is nan", "", False, fails=True),
     ]
-    assert FileSites.of(sites).untraceable_lines == frozenset({496})
+    assert evidence_of(sites).untraceable_lines == frozenset({496})

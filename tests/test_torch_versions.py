@@ -16,7 +16,7 @@ import torch
 
 from graphweld.analysis import torch_api
 from graphweld.engine import fix_text
-from test_golden import CASES, run_lines_for, settings_for
+from test_golden import CASES, run_evidence_for, settings_for
 
 # Depends on what Dynamo does: run again on the current torch release by CI (docs/development.md).
 pytestmark = pytest.mark.dynamo
@@ -31,13 +31,13 @@ def test_the_installed_torch_is_read_without_importing_it():
 
 @pytest.mark.parametrize("pretended", [(2, 13), (2, 14), None])
 def test_every_golden_rewrite_is_the_same_text_whichever_torch_is_installed(monkeypatch, pretended):
-    import graphweld.engine as engine
+    import graphweld.proposing as proposing
 
-    monkeypatch.setattr(engine, "installed_torch", lambda: pretended)
+    monkeypatch.setattr(proposing, "installed_torch", lambda: pretended)
     for case in CASES:
         expected = case.with_name(case.name.replace(".in.py", ".out.py"))
         source = case.read_text()
-        assert fix_text(source, str(case), settings_for(case, source), **run_lines_for(source)).text == (expected.read_text() if expected.exists() else source), case
+        assert fix_text(source, str(case), settings_for(case, source), run_evidence_for(source)).text == (expected.read_text() if expected.exists() else source), case
 
 
 def test_rewrites_name_only_apis_every_admitted_torch_has():
@@ -102,7 +102,7 @@ Unsupported function call (delayed)
 
 
 def test_a_delayed_break_is_the_original_break_with_its_hint():
-    from graphweld.runs.runner import parse_break
+    from graphweld.runs.dynamo_log import parse_break
 
     site = parse_break(DELAYED_LSTM)
     assert site is not None

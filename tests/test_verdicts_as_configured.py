@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_entry import invoke
 
-from graphweld.runs.runner import is_programs_record
+from graphweld.runs.program_output import is_programs_record
 
 pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 

@@ -160,7 +160,7 @@ def test_a_compiled_original_that_raised_is_judged_without_asking_numpys_stream(
 def test_the_graphs_count_the_models_parameters_they_take():
     from torch import nn
 
-    from graphweld.runs.runner import GraphCounter
+    from graphweld.runs.graph_count import GraphCounter
 
     model = nn.Sequential(nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 2))
     torch._dynamo.reset()
@@ -185,36 +185,36 @@ def test_the_graphs_count_the_models_parameters_they_take():
 
 def test_a_helper_run_eagerly_that_takes_the_model_with_it_is_not_progress():
     from graphweld.engine import Change
-    from graphweld.runs.verified_fix import _compiled_work_moved_out, _Pick
+    from graphweld.runs.eager_helper_policy import compiled_work_moved_out
 
     def pick(rule):  # type: ignore[no-untyped-def]
         change = Change.__new__(Change)
         object.__setattr__(change, "rule", rule)
-        return _Pick("m.py", (change,))
+        return change
 
     # torchdiffeq's odeint disabled whole: 37 breaks -> 1, graphs 39 -> 0.
-    assert _compiled_work_moved_out(report(graphs=39, breaks=37), report(graphs=0, breaks=1), [pick("eager-helper")]) == (
+    assert compiled_work_moved_out(report(graphs=39, breaks=37), report(graphs=0, breaks=1), [pick("eager-helper")]) == (
         "nothing is compiled any more: graphs 39 -> 0"
     )
     # A program that compiled nothing before (its compile failed) is judged as always.
-    assert _compiled_work_moved_out(report(graphs=0, breaks=1), report(graphs=0, breaks=0), [pick("eager-helper")]) == ""
+    assert compiled_work_moved_out(report(graphs=0, breaks=1), report(graphs=0, breaks=0), [pick("eager-helper")]) == ""
     assert judge(report(graphs=0, breaks=1), report(graphs=0, breaks=0)).ok
     previous, after = report(graphs=15, breaks=14), report(graphs=1, breaks=4)
     previous.parameters_in_graphs, after.parameters_in_graphs = 4, 0
-    assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == (
+    assert compiled_work_moved_out(previous, after, [pick("eager-helper")]) == (
         "part of the model would run eagerly: parameters in graphs 4 -> 0"
     )
-    assert _compiled_work_moved_out(previous, after, [pick("branch-to-where")]) == ""
+    assert compiled_work_moved_out(previous, after, [pick("branch-to-where")]) == ""
     after.parameters_in_graphs = 2  # a layer's weight and bias
-    assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) != ""
+    assert compiled_work_moved_out(previous, after, [pick("eager-helper")]) != ""
     after.parameters_in_graphs = 3  # one parameter read by the helper (SpecAugment's embedding)
-    assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == ""
+    assert compiled_work_moved_out(previous, after, [pick("eager-helper")]) == ""
     previous.ops, after.ops = 103, 27  # torchcde's odeint: the vector field's work leaves
-    assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == (
+    assert compiled_work_moved_out(previous, after, [pick("eager-helper")]) == (
         "most of the compiled work would run eagerly: ops in graphs 103 -> 27"
     )
     previous.ops, after.ops = 5, 2  # a program of five ops: a helper's share, not judged
-    assert _compiled_work_moved_out(previous, after, [pick("eager-helper")]) == ""
+    assert compiled_work_moved_out(previous, after, [pick("eager-helper")]) == ""
 
 
 def test_fullgraph_compiling_only_by_its_implicit_capture_is_no_gain():

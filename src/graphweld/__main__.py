@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import sys
 
-INTERRUPTED = 130
-INTERRUPTED_MESSAGE = "graphweld: interrupted"
+from graphweld.interrupted import INTERRUPTED, INTERRUPTED_MESSAGE
 
 
 def entry() -> None:

@@ -22,6 +22,7 @@ from graphweld.analysis.blocks import (
 )
 from graphweld.analysis.breakers import BreakerCatalog
 from graphweld.positions import node_spans
+from graphweld.run_evidence import NO_EVIDENCE, RunEvidence
 from graphweld.analysis.regions import CompiledRegions
 from graphweld.analysis.split import FunctionSplitter
 from graphweld.settings import Settings
@@ -72,31 +73,14 @@ class RuleContext:
         path: str = "",
         *,
         text: str | None = None,
-        data_dependent_lines: frozenset[int] = frozenset(),
-        stack_lines: frozenset[int] = frozenset(),
-        break_lines: frozenset[int] = frozenset(),
-        untraceable_lines: frozenset[int] = frozenset(),
-        disabled_call_lines: frozenset[int] = frozenset(),
+        evidence: RunEvidence = NO_EVIDENCE,
     ) -> None:
         self.module = module
         # The file's path as the user gave it (only for names derived from it, never opened).
         self.path = path
         self.text = text
-        # Lines where a run saw Dynamo stop on data-dependent branching (GB0170): Dynamo's own
-        # evidence that the condition there is a tensor.
-        self.data_dependent_lines = data_dependent_lines
-        # Lines where a run saw any graph break (of any GB id): Dynamo's evidence that what breaks
-        # there is what Dynamo cannot trace (an `.item()` there was called on a tensor).
-        self.break_lines = break_lines
-        # Lines among them where the break was a call Dynamo cannot trace at all (a function it
-        # skips, an opaque object such as a `torch.Generator`): Strategy 3's evidence.
-        self.untraceable_lines = untraceable_lines
-        # Lines among them where the break was a call of a function disabled for Dynamo
-        # (`torch.compiler.disable`): that call is a break in every frame that traces it.
-        self.disabled_call_lines = disabled_call_lines
-        # Lines on the stack of a break a run saw further in: the calls that led to it (read only
-        # by rules that fix a break from its callers).
-        self.stack_lines = stack_lines
+        # What a run saw in the file: Dynamo's evidence of what breaks where (see RunEvidence).
+        self.evidence = evidence
         self.settings = settings
         self.regions = regions
         self.breakers = BreakerCatalog(settings, regions.imports)
@@ -167,36 +151,36 @@ class RuleContext:
     def branches_on_tensor_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw Dynamo stop on data-dependent branching at the statement's first line
         (placed once per statement: several rules ask about the same `if`)."""
-        if not self.data_dependent_lines:
+        if not self.evidence.data_dependent_lines:
             return False
         seen = self._seen_by_run.get(id(statement))
         if seen is None:
             span = node_spans(self.module, [statement], self.text).get(id(statement))
-            seen = self._seen_by_run[id(statement)] = span is not None and span.start_line in self.data_dependent_lines
+            seen = self._seen_by_run[id(statement)] = span is not None and span.start_line in self.evidence.data_dependent_lines
         return seen
 
     def breaks_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw a graph break at the statement's first line."""
-        return self._starts_on(statement, self.break_lines)
+        return self._starts_on(statement, self.evidence.break_lines)
 
     def passes_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw the statement's first line on the stack of a break further in."""
-        return self._starts_on(statement, self.stack_lines)
+        return self._starts_on(statement, self.evidence.stack_lines)
 
     def untraceable_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw Dynamo break at the statement's first line on a call it cannot trace."""
-        return self._starts_on(statement, self.untraceable_lines)
+        return self._starts_on(statement, self.evidence.untraceable_lines)
 
     def calls_disabled_per_run(self, statement: cst.CSTNode) -> bool:
         """Whether a run saw Dynamo break in the statement on a call of a function disabled for it:
         on any line of a simple statement (Dynamo names the call's line, inside a statement
         written over several), on the first line of a compound one (its header)."""
-        if not self.disabled_call_lines:
+        if not self.evidence.disabled_call_lines:
             return False
         if not isinstance(statement, cst.SimpleStatementLine):
-            return self._starts_on(statement, self.disabled_call_lines)
+            return self._starts_on(statement, self.evidence.disabled_call_lines)
         span = node_spans(self.module, [statement], self.text).get(id(statement))
-        return span is not None and any(span.start_line <= line <= span.end_line for line in self.disabled_call_lines)
+        return span is not None and any(span.start_line <= line <= span.end_line for line in self.evidence.disabled_call_lines)
 
     def _starts_on(self, statement: cst.CSTNode, lines: frozenset[int]) -> bool:
         if not lines:

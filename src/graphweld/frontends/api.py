@@ -29,7 +29,7 @@ from rich.text import Text
 from graphweld.edits import apply_edits
 from graphweld.engine import Change, compiles, fix_text, non_overlapping
 from graphweld.rule import Safety
-from graphweld.runs.entry import BreakSite, FileSites, Recompile, RunReport, break_site
+from graphweld.runs.entry import BreakSite, Recompile, RunReport, break_site
 from graphweld.runs.explanation import ExplainedSite, explain_sites
 from graphweld.frontends.report import Site, break_sites_table, explained_sites, picture, picture_rows, picture_table, short_path, unified_diff
 from graphweld.settings import Settings, find_config_file, load_settings
@@ -274,10 +274,11 @@ def _compiled_call(torch: Any, model: Any, args: tuple, kwargs: dict, train: boo
     from torch._dynamo.utils import counters
 
     from graphweld.runs.entry import failure_site
-    from graphweld.runs.runner import (
-        CompiledRunFailed, GraphCounter, compiled_backward_graphs, default_loss, parse_break, parse_recompile, skipped_frames,
-        stance,
-    )  # fmt: skip
+    from graphweld.runs.compile_options import stance
+    from graphweld.runs.dynamo_log import parse_break, parse_recompile, skipped_frames
+    from graphweld.runs.failures import CompiledRunFailed
+    from graphweld.runs.graph_count import GraphCounter
+    from graphweld.runs.program import compiled_backward_graphs, default_loss
 
     compiled_already = _compiles_itself(torch, model)
     callable_ = model if compiled_already else torch.compile(model)
@@ -365,7 +366,7 @@ def _dynamo_log(torch: Any) -> Iterator[Any]:
 
     import torch._logging._internal as log_internal
 
-    from graphweld.runs.runner import collect_dynamo_log, dynamo_loggers
+    from graphweld.runs.dynamo_log import collect_dynamo_log, dynamo_loggers
 
     saved_state = copy.deepcopy(log_internal._get_log_state())
     saved_loggers = {name: (list(lg.handlers), lg.propagate, lg.level) for name, lg in dynamo_loggers().items()}

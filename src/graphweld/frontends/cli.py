@@ -106,7 +106,7 @@ class _CommandGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            from graphweld.__main__ import INTERRUPTED, INTERRUPTED_MESSAGE
+            from graphweld.interrupted import INTERRUPTED, INTERRUPTED_MESSAGE
 
             _stderr().print(INTERRUPTED_MESSAGE, highlight=False)
             raise click.exceptions.Exit(INTERRUPTED) from None
@@ -308,7 +308,7 @@ def _fix_interactive(paths: Sequence[str], settings: Settings, target: Target | 
     console = _stdout()
     verify = sites = None
     if target is not None:
-        from graphweld.runs.verified_fix import review_verifier
+        from graphweld.frontends.review_verifier import review_verifier
 
         try:
             with StepProgress(_stderr(), "review") as steps:

@@ -9,6 +9,7 @@ accepted in the current file; an interrupt (Ctrl-C) leaves the current file unto
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import os
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from graphweld.discover import discover
 from graphweld.edits import apply_edits, split_lines
 from graphweld.analysis.project import ProjectIndex
 from graphweld.engine import Change, Proposals, compiles, in_cell, offer_order, propose
-from graphweld.runs.entry import FileSites
+from graphweld.run_evidence import NO_EVIDENCE, RunEvidence
 from graphweld.notebook import Notebook, is_notebook, read_notebook
 from graphweld.frontends.report import file_diff, place
 from graphweld.rule import Safety
@@ -70,7 +71,7 @@ class Review:
         console: Console,
         ask: Callable[[str], str],
         verify: Callable[[str, str, Change], str] | None = None,
-        sites: dict[str, FileSites] | None = None,
+        sites: dict[str, RunEvidence] | None = None,
     ) -> None:
         self.settings = settings
         self.console = console
@@ -105,7 +106,7 @@ class Review:
             self._error(path, str(exc))
             return
         text = source.text if notebook is None else notebook.module_text
-        sites = self.sites.get(os.path.realpath(path), FileSites())
+        sites = self.sites.get(os.path.realpath(path), NO_EVIDENCE)
         declined: set[tuple[str, str, str]] = set()
         apply_all = False
         site_functions: frozenset[str] = frozenset()
@@ -115,22 +116,12 @@ class Review:
         regions_said = False
         while True:
             # The run saw the file as it was: its lines follow the changes accepted since.
-            evidence = sites.moved(seen_in, text)
+            evidence = dataclasses.replace(
+                sites.moved(seen_in, text),
+                site_functions=site_functions, called_functions=called_functions, compiled_elsewhere=compiled_elsewhere,
+            )
             try:
-                proposals = propose(
-                    text,
-                    path,
-                    self.settings,
-                    site_lines=evidence.lines,
-                    site_functions=site_functions,
-                    called_lines=evidence.called_lines,
-                    data_dependent_lines=evidence.data_dependent_lines,
-                    stack_lines=evidence.stack_lines,
-                    untraceable_lines=evidence.untraceable_lines,
-                    disabled_call_lines=evidence.disabled_call_lines,
-                    called_functions=called_functions,
-                    compiled_elsewhere=compiled_elsewhere,
-                )
+                proposals = propose(text, path, self.settings, None, evidence)
             except SourceError as exc:
                 self._error(path, str(exc))
                 return

@@ -9,22 +9,20 @@ the runner's import overlay, so nothing is written before verification passes.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib.util
 import json
 import os
-import re
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from graphweld.run_evidence import RunEvidence
 from graphweld.runs import runner_server
-from graphweld.runs.runner import DYNAMO_SETTINGS
+from graphweld.runs.compile_options import DYNAMO_SETTINGS
+from graphweld.runs.library_files import is_library_file
 
 DEFAULT_TIMEOUT = 600
 # Dynamo's id for a branch on a tensor's value ("Data-dependent branching").
@@ -117,54 +115,20 @@ class BreakSite:
         return bool(self.caller) and not is_library_file(self.caller)
 
 
-@dataclass(frozen=True)
-class FileSites:
-    """Break lines a run of an entry saw in one file, as `engine.propose` takes them: every site,
-    those in a function the user's code called, and those where Dynamo stopped on data-dependent
-    branching."""
-
-    lines: frozenset[int] = frozenset()
-    called_lines: frozenset[int] = frozenset()
-    data_dependent_lines: frozenset[int] = frozenset()
-    # Lines of this file on the Python stack of a break placed in another file or further in:
-    # the calls that led to it, where a rule may fix what the callee does on its first call.
-    stack_lines: frozenset[int] = frozenset()
-    # Those where Dynamo met a call it cannot trace at all (UNTRACEABLE_CALLS), or raised an
-    # error of its own tracing it (the compiled run fails).
-    untraceable_lines: frozenset[int] = frozenset()
-    # Those where Dynamo skipped the whole frame: the rest of the function was never seen.
-    skipped_frame_lines: frozenset[int] = frozenset()
-    # Those where Dynamo broke on a call of a function disabled for it (DISABLED_CALLS).
-    disabled_call_lines: frozenset[int] = frozenset()
-
-    @classmethod
-    def of(cls, sites: Iterable[BreakSite], stack_lines: Iterable[int] = ()) -> "FileSites":
-        sites = list(sites)
-        return cls(
-            frozenset(site.line for site in sites),
-            frozenset(site.line for site in sites if site.called_by_user_code),
-            frozenset(site.line for site in sites if site.gb == DATA_DEPENDENT_BRANCHING),
-            frozenset(stack_lines),
-            frozenset(site.line for site in sites if site.gb in UNTRACEABLE_CALLS or _dynamo_failed(site)),
-            frozenset(site.line for site in sites if site.skipped_frame),
-            frozenset(site.line for site in sites if site.gb in DISABLED_CALLS),
-        )
-
-    def moved(self, seen_in: str, text: str) -> "FileSites":
-        """The same evidence in `text`, a later version of `seen_in` (the file the run saw): each
-        line that both versions hold unchanged at its new place; a line a change rewrote is
-        dropped, as the run did not see the code that replaced it."""
-        if seen_in == text:
-            return self
-        from graphweld.edits import LineMap, split_lines
-
-        old_lines, new_lines, lines = split_lines(seen_in), split_lines(text), LineMap.between(seen_in, text)
-
-        def kept(found: frozenset[int]) -> frozenset[int]:
-            moved = ((line, lines.to_new(line)) for line in found if 0 < line <= len(old_lines))
-            return frozenset(new for old, new in moved if new <= len(new_lines) and old_lines[old - 1] == new_lines[new - 1])
-
-        return FileSites(*(kept(getattr(self, f.name)) for f in dataclasses.fields(self)))
+def evidence_of(sites: Iterable[BreakSite], stack_lines: Iterable[int] = ()) -> RunEvidence:
+    """What a run of an entry saw in one file, from the break sites placed in it and the lines of
+    it on the stacks of breaks further in, as `engine.propose` takes it."""
+    sites = list(sites)
+    return RunEvidence(
+        site_lines=frozenset(site.line for site in sites),
+        called_lines=frozenset(site.line for site in sites if site.called_by_user_code),
+        data_dependent_lines=frozenset(site.line for site in sites if site.gb == DATA_DEPENDENT_BRANCHING),
+        stack_lines=frozenset(stack_lines),
+        # Calls Dynamo cannot trace at all (UNTRACEABLE_CALLS), or an error of its own tracing one.
+        untraceable_lines=frozenset(site.line for site in sites if site.gb in UNTRACEABLE_CALLS or _dynamo_failed(site)),
+        skipped_frame_lines=frozenset(site.line for site in sites if site.skipped_frame),
+        disabled_call_lines=frozenset(site.line for site in sites if site.gb in DISABLED_CALLS),
+    )
 
 
 def _dynamo_failed(site: BreakSite) -> bool:
@@ -184,7 +148,7 @@ def stack_lines_by_file(sites: Iterable[BreakSite], wanted: Callable[[str], bool
     return found
 
 
-def sites_by_file(report: RunReport, wanted: Callable[[str], bool]) -> tuple[dict[str, FileSites], int]:
+def sites_by_file(report: RunReport, wanted: Callable[[str], bool]) -> tuple[dict[str, RunEvidence], int]:
     """The run's break sites in the `wanted` files (a break inside library code placed where those
     files call it), per file, and how many sites lie outside them."""
     placed: dict[str, list[BreakSite]] = {}
@@ -197,42 +161,7 @@ def sites_by_file(report: RunReport, wanted: Callable[[str], bool]) -> tuple[dic
             placed.setdefault(moved.file, []).append(moved)
     stacks = stack_lines_by_file((site for sites in placed.values() for site in sites), wanted)
     files = placed.keys() | stacks.keys()
-    return {file: FileSites.of(placed.get(file, ()), stacks.get(file, ())) for file in files}, outside
-
-
-def is_library_file(path: str) -> bool:
-    """Whether a file belongs to the Python standard library, torch or graphweld itself: code a
-    user does not rewrite (third-party packages such as transformers are rewritable)."""
-    torch_roots, site_roots, stdlib_roots = _library_roots()
-
-    def under(roots: tuple[str, ...]) -> bool:
-        return any(path.startswith(root + os.sep) for root in roots)
-
-    return (
-        under(torch_roots) or under((_GRAPHWELD_ROOT,)) or (under(stdlib_roots) and not under(site_roots))
-        # A program run by another interpreter than graphweld's (`fix -- /other/venv/bin/python
-        # train.py`): its torch and standard library are libraries all the same.
-        or _OTHER_LIBRARY.search(path) is not None
-    )
-
-
-# torch installed in any environment, and a standard library of any Python (lib/python3.X/, not
-# its site-packages).
-_OTHER_LIBRARY = re.compile(r"[\\/](?:site|dist)-packages[\\/]torch[\\/]|[\\/]lib[\\/]python3\.\d+[\\/](?!(?:site|dist)-packages[\\/])")
-
-
-# The package root (this module is in graphweld/runs/): every file of graphweld is library code.
-_GRAPHWELD_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-
-
-@functools.lru_cache(maxsize=1)
-def _library_roots() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    paths = sysconfig.get_paths()
-    spec = importlib.util.find_spec("torch")
-    torch_roots = tuple(os.path.realpath(p) for p in (spec.submodule_search_locations or []) if spec) if spec else ()
-    site_roots = tuple({os.path.realpath(paths[key]) for key in ("purelib", "platlib")})
-    stdlib_roots = tuple({os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib")})
-    return torch_roots, site_roots, stdlib_roots
+    return {file: evidence_of(placed.get(file, ()), stacks.get(file, ())) for file in files}, outside
 
 
 @dataclass(frozen=True)

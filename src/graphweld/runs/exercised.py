@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 from dataclasses import dataclass
+
+from graphweld.edits import LineMap
+from graphweld.runs.entry import RunReport, stack_lines_by_file
 
 
 @dataclass(frozen=True)
@@ -84,3 +88,20 @@ def exercised(line: int, text: str, hits: dict[int, int], traced: frozenset[int]
         iterations = hits.get(statement.body[0].lineno, 0)
         return Exercise(True, f"the loop ran {iterations} iteration(s) in all")
     return Exercise(True, f"ran {_times(ran)}")
+
+
+def exercised_in(path: str, line: int, text: str, original: str, reference: RunReport) -> Exercise:
+    """What `reference` (a run of `path` as `original`) exercised of the statement at `line` of
+    `text`, a version of the file that earlier changes may have rewritten."""
+    if text != original:
+        line = LineMap.between(original, text).to_old(line)
+    real = os.path.realpath(path)
+
+    def here(file: str) -> bool:
+        return os.path.realpath(file) == real
+
+    # Dynamo traced the lines it broke at and the calls on the way to them.
+    traced = frozenset(site.line for site in reference.breaks if here(site.file)).union(
+        *stack_lines_by_file(reference.breaks, here).values()
+    )
+    return exercised(line, original, reference.coverage.get(real, {}), traced)

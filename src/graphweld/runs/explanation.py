@@ -12,7 +12,8 @@ from typing import Callable, Sequence
 from graphweld.codemods import RULES_BY_ID
 from graphweld.engine import Change, Proposals, non_overlapping, propose
 from graphweld.rule import Safety
-from graphweld.runs.entry import DISABLED_CALLS, BreakSite, EntryError, FileSites, RunReport, is_library_file, stack_lines_by_file
+from graphweld.runs.entry import DISABLED_CALLS, BreakSite, EntryError, RunReport, evidence_of, stack_lines_by_file
+from graphweld.runs.library_files import is_library_file
 from graphweld.settings import Settings
 from graphweld.runs.verify import compare_calls
 from graphweld.source import SourceError, read_source
@@ -68,22 +69,12 @@ def explain_sites(
     stacks = stack_lines_by_file(sites, lambda file: not is_library_file(file))
     proposed: dict[str, tuple[Proposals | None, str | None]] = {}
     for path in sorted(by_file.keys() | stacks.keys()):
-        file_sites = FileSites.of(by_file.get(path, ()), stacks.get(path, ()))
+        evidence = evidence_of(by_file.get(path, ()), stacks.get(path, ()))
         text = (texts or {}).get(os.path.realpath(path))
         try:
             if text is None:
                 text = read_source(path).text
-            proposed[path] = propose(
-                text,
-                path,
-                settings.replace(unsafe_fixes=True),
-                site_lines=file_sites.lines,
-                called_lines=file_sites.called_lines,
-                data_dependent_lines=file_sites.data_dependent_lines,
-                stack_lines=file_sites.stack_lines,
-                untraceable_lines=file_sites.untraceable_lines,
-                disabled_call_lines=file_sites.disabled_call_lines,
-            ), text
+            proposed[path] = propose(text, path, settings.replace(unsafe_fixes=True), None, evidence), text
         except SourceError:
             proposed[path] = None, None
     explained: list[ExplainedSite] = []

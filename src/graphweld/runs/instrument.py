@@ -19,17 +19,12 @@ import os
 import sys
 from typing import Any
 
-from graphweld.runs.runner import (
-    GraphCounter,
-    OverlayFinder,
-    ProgramCompiles,
-    apply_dynamo_settings,
-    collect_dynamo_log,
-    keep_log_records,
-    parse_break,
-    parse_recompile,
-    skipped_frames,
-)
+from graphweld.runs.compile_options import apply_dynamo_settings
+from graphweld.runs.dynamo_log import collect_dynamo_log, parse_break, parse_recompile, skipped_frames
+from graphweld.runs.graph_count import GraphCounter
+from graphweld.runs.overlay import OverlayFinder
+from graphweld.runs.program_compiles import ProgramCompiles
+from graphweld.runs.program_output import keep_log_records
 
 
 class _Instrumentation:

@@ -57,7 +57,7 @@ class BreakWatch:
         except ImportError:
             self.unavailable = "torch is not installed"
             return
-        from graphweld.runs.runner import collect_dynamo_log
+        from graphweld.runs.dynamo_log import collect_dynamo_log
 
         self.log = collect_dynamo_log(torch)
 
@@ -72,7 +72,7 @@ class BreakWatch:
         """Each test's breaks, explained: [(nodeid, [ExplainedSite])]."""
         from graphweld.runs.entry import RunReport, break_site
         from graphweld.runs.explanation import explain_sites
-        from graphweld.runs.runner import parse_break
+        from graphweld.runs.dynamo_log import parse_break
         from graphweld.settings import find_config_file, load_settings
 
         settings = load_settings(find_config_file(Path(str(self.config.rootpath))))

@@ -2,7 +2,7 @@
 
 Importing torch and Dynamo takes about five seconds of CPU, most of a small entry's run, and a
 verified fix makes several runs (eager and compiled, then again for each candidate). The server
-(`python -m graphweld.runs.runner --serve`) imports them once and then, for each run, forks a
+(`python -m graphweld.runs.runner_server --serve`, below) imports them once and then, for each run, forks a
 child that does exactly what `python -m graphweld.runs.runner REQUEST RESULT` does: a process of
 its own, with the entry's folder as its working directory and first on `sys.path`, its output in a
 log of its own, and a normal interpreter exit. Nothing of one run reaches the next: the server
@@ -30,6 +30,9 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
+
+from graphweld.runs.failures import first_line
 
 # The exit status of a child that could not run here (a module the run rewrites is already
 # imported by the server, or the entry's folder would shadow one): the run is made again in a
@@ -58,7 +61,7 @@ class RunnerServer:
         self.key = _key(executable, environment)
         self.folder = tempfile.mkdtemp(prefix="graphweld-server-")
         self.process = subprocess.Popen(
-            [executable, "-m", "graphweld.runs.runner", "--serve", *(["--inductor"] if inductor else [])],
+            [executable, "-m", "graphweld.runs.runner_server", "--serve", *(["--inductor"] if inductor else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -221,3 +224,137 @@ def forget_server() -> None:
 
 
 atexit.register(forget_server)
+
+
+# The server's side: what the process started above runs.
+
+
+def serve(inductor: bool) -> None:
+    """`python -m graphweld.runs.runner_server --serve [--inductor]`: import torch and Dynamo once
+    (and inductor's compiler with `--inductor`), then fork a runner for each request read from
+    stdin (one JSON line: request, result and log paths), answer with the child's pid and then its
+    exit status. Returns in the server when it is done; a forked child is handed to
+    `_run_in_child`, and returns when its run is done, to exit as a fresh runner would."""
+    import gc
+
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    # Nothing but the protocol reaches the parent's pipe (torch's import may print).
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    start_directory = os.getcwd()
+
+    def answer(message: dict[str, Any]) -> None:
+        protocol.write(json.dumps(message) + "\n")
+        protocol.flush()
+
+    try:
+        import torch  # noqa: F401
+        import torch._dynamo.convert_frame  # noqa: F401  (what collect_dynamo_log imports)
+        import torch._dynamo.exc  # noqa: F401
+        import torch._dynamo.guards  # noqa: F401
+        import torch._dynamo.symbolic_convert  # noqa: F401
+        import torch._inductor.config  # noqa: F401
+
+        # The backends' modules (AOTAutograd and networkx among them), which each run's first
+        # compile would import again: about half a second of a small run.
+        torch._dynamo.list_backends()
+        if inductor:
+            import torch._inductor.compile_fx  # noqa: F401  (about 1.3 s of each inductor run)
+    except BaseException as exc:  # the fresh runner will report it
+        answer({"ready": False, "why": first_line(exc)})
+        return
+    if threading.active_count() > 1:  # a Python thread would not survive the fork
+        answer({"ready": False, "why": "torch's import started a thread"})
+        return
+    if _gpu_driver_loaded():
+        answer({"ready": False, "why": "a GPU driver is loaded: a forked run could not use the device"})
+        return
+    # What the imports made is kept for good: a child's collections then skip it instead of
+    # writing to every page of it (copy-on-write), which cost a small run about a second.
+    gc.collect()
+    gc.freeze()
+    answer({"ready": True})
+    # The files of what is imported here, the same for every child (about 0.2 s to resolve).
+    imported_files = frozenset(
+        os.path.realpath(module.__file__) for module in list(sys.modules.values()) if getattr(module, "__file__", None)
+    )
+    pending = b""
+    try:
+        while True:
+            try:
+                line, pending = read_line(0, pending, time.monotonic() + IDLE_SECONDS)
+            except TimeoutError:
+                return  # left idle
+            if line is None:
+                return  # the parent closed our input
+            job = json.loads(line)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                break
+            answer({"pid": pid})
+            _, status = os.waitpid(pid, 0)
+            answer({"status": os.waitstatus_to_exitcode(status)})
+    except (KeyboardInterrupt, BrokenPipeError):
+        return  # Ctrl-C reached the whole process group: the parent reports it
+    # Here only in the forked child, which the loop left at `break`.
+    protocol.close()
+    _run_in_child(job, start_directory, imported_files)
+
+
+def _gpu_driver_loaded() -> bool:
+    """Whether CUDA's or ROCm's driver library is in this process (a forked child cannot use a
+    device its parent initialized)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            mapped = maps.read()
+    except OSError:
+        return True
+    return "libcuda.so" in mapped or "libamdhip64" in mapped
+
+
+def _shadows_an_import(directory: str) -> bool:
+    """Whether `directory`, first on a fresh runner's path, holds a module or package named as one
+    the server imported from elsewhere (a fresh interpreter would have imported the user's)."""
+    imported = {name.partition(".")[0] for name in sys.modules}
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return False
+    for name in names:
+        stem = name.partition(".")[0]
+        if stem not in imported:
+            continue
+        path = os.path.join(directory, name)
+        if name.endswith((".py", ".pyc", ".so")) or os.path.isfile(os.path.join(path, "__init__.py")):
+            return True
+    return False
+
+
+def _run_in_child(job: dict[str, Any], start_directory: str, imported_files: frozenset[str]) -> None:
+    """In the forked child: run as `python -m graphweld.runs.runner REQUEST RESULT` started in the
+    entry's folder would (its output to the run's log), or exit with NEEDS_FRESH_INTERPRETER where
+    the run rewrites a module already imported here (one of `imported_files`) or the entry's folder
+    would shadow one."""
+    with open(job["request"], encoding="utf-8") as handle:
+        request = json.load(handle)
+    directory = os.path.dirname(request["entry"])
+    if any(os.path.realpath(path) in imported_files for path in request.get("overlay", {})) or _shadows_an_import(directory):
+        os._exit(NEEDS_FRESH_INTERPRETER)
+    log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.chdir(directory)
+    if sys.path and sys.path[0] == start_directory:
+        sys.path[0] = os.getcwd()  # as `python -m` puts the folder it starts in
+    from graphweld.runs import runner
+
+    sys.argv[:] = [runner.__file__, job["request"], job["result"]]
+    runner.main()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] in (["--serve"], ["--serve", "--inductor"]):
+        serve(inductor=sys.argv[2:] == ["--inductor"])

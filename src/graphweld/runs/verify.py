@@ -27,7 +27,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Iterable
+
+if TYPE_CHECKING:
+    from graphweld.engine import Change
 
 from graphweld.runs.compare import LeafComparison, compare_outputs, noise_floor
 from graphweld.runs.entry import EntryError, RunFailed, RunReport
@@ -238,3 +241,10 @@ def verdict_line(before: RunReport, after: RunReport, verdict: Verdict) -> str:
         checked = [text for text, done in ((outputs, verdict.comparisons), ("printed output the same", verdict.shown_checked)) if done]
         return f"verified: {', '.join(checked or ['it ran'])}, {judged}; {picture}"
     return f"NOT verified: {'; '.join(verdict.problems)}; {picture}"
+
+
+def numbers_vary(changes: Iterable[Change]) -> bool:
+    """Whether a rewrite prints other numbers compiled than eager (timings read as 0)."""
+    from graphweld.codemods import RULES_BY_ID
+
+    return any(getattr(RULES_BY_ID.get(change.rule), "varies_printed_numbers", False) for change in changes)
