@@ -14,7 +14,7 @@ from graphweld.changes import Change, ChangeKey, ChangeOrReport, Report
 from graphweld.dispatch import non_overlapping, selected_rules
 from graphweld.edits import TextEdit, apply_edits, split_lines
 from graphweld.parsing import collector_paused, parse
-from graphweld.proposing import _mentions_trigger, propose
+from graphweld.proposing import mentions_trigger, propose
 from graphweld.reparse import spliced_module
 from graphweld.rule import Safety
 from graphweld.run_evidence import NO_EVIDENCE, RunEvidence
@@ -70,7 +70,7 @@ def fix_text(
     called_functions: frozenset[str] = frozenset()
     site_functions: frozenset[str] = frozenset()
     passed_through = bool(evidence.stack_lines) and not (evidence.site_lines or evidence.called_lines or evidence.data_dependent_lines)
-    if passed_through and not any(rule.fixes_from_callers and _mentions_trigger(text, rule, settings) for rule in rules):
+    if passed_through and not any(rule.fixes_from_callers and mentions_trigger(text, rule, settings) for rule in rules):
         return FixOutcome(text, [], [], [], [], False)  # nothing to do in a file the run passed through
 
     def located(change: ChangeOrReport) -> ChangeOrReport:

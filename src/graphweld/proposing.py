@@ -49,7 +49,7 @@ def propose(
         rules = [rule for rule in rules if rule.fixes_from_callers]
     if not evidence.has_sites:
         # A rule whose trigger words the text does not contain has nothing to find in it.
-        rules = [rule for rule in rules if _mentions_trigger(text, rule, settings)]
+        rules = [rule for rule in rules if mentions_trigger(text, rule, settings)]
         if passed_through and not rules:
             return Proposals(any_compiled=False)
     if module is None:
@@ -147,7 +147,7 @@ def _with_torch_note(rule_id: str, message: str) -> str:
     )
 
 
-def _mentions_trigger(text: str, rule: type[Rule], settings: Settings) -> bool:
+def mentions_trigger(text: str, rule: type[Rule], settings: Settings) -> bool:
     words = list(rule.trigger_words)
     if rule.triggered_by_configured_breakers:
         words += [name.rsplit(".", 1)[-1] for name in settings.extra_breakers]

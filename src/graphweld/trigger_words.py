@@ -16,15 +16,16 @@ import re
 
 from graphweld.analysis import breaker_names
 
-# The class that subclasses Rule, up to the next top-level class (its docstring may hold lines
-# at any indentation; its attributes are the lines indented once).
-_RULE_CLASS = re.compile(r"^class \w+\((?:\w+\.)?Rule\):\n(?P<body>(?:(?!class ).*\n)*)", re.M)
-_ASSIGNMENT = re.compile(r"^(?P<indent>[ ]*)(?P<name>\w+)(?:: [^=\n]+)? = (?P<value>.+)$", re.M)
+# The class that subclasses Rule (`Rule` itself, in rule.py): its docstring, then its attributes
+# (the lines indented once), up to its first method.
+_RULE_CLASS = re.compile(
+    r'^class (?:Rule|\w+\((?:\w+\.)?Rule\)):\n(?:    """.*?"""\n)?(?P<body>(?:(?!    def |    @|class )[^\n]*\n)*)', re.M | re.S
+)
+_ATTRIBUTE = re.compile(r"^    (?P<name>\w+)(?:: [^=\n]+)? = (?P<value>.+)$", re.M)
+_CONSTANT = re.compile(r"^(?P<name>\w+)(?:: [^=\n]+)? = (?P<value>.+)$", re.M)
 _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 # What the facts' expressions may call.
 _BUILTINS = {"sorted": sorted, "tuple": tuple, "frozenset": frozenset, "set": set}
-# A rule that does not say needs no breaking call... unless it says: Rule's own default.
-_NEEDS_BREAKER_CALL_DEFAULT = True
 
 
 class RuleFactsError(Exception):
@@ -37,36 +38,50 @@ def rule_triggers() -> dict[str, tuple[tuple[str, ...], bool]]:
     """Each rule's id -> (trigger words, needs a breaking call), in registry order."""
     from graphweld import codemods
 
+    # What a rule that does not say inherits: Rule's own default, read from rule.py.
+    defaults = _attributes_in("rule.py", _read(os.path.join(os.path.dirname(os.path.realpath(__file__)), "rule.py")))
+    needs_call_default = bool(_value_of("rule.py", defaults["needs_breaker_call"], {}, {}))
     folder = os.path.dirname(os.path.realpath(codemods.__file__))
     found: dict[str, tuple[tuple[str, ...], bool]] = {}
     for module in codemods.RULE_MODULES:
-        with open(os.path.join(folder, f"{module}.py"), encoding="utf-8") as handle:
-            rule_id, words, needs_call = _facts_in(module, handle.read())
+        rule_id, words, needs_call = _facts_in(f"codemods/{module}.py", _read(os.path.join(folder, f"{module}.py")), needs_call_default)
         found[rule_id] = (words, needs_call)
     return found
 
 
-def _facts_in(module: str, text: str) -> tuple[str, tuple[str, ...], bool]:
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _attributes_in(where: str, text: str) -> dict[str, str]:
     match = _RULE_CLASS.search(text)
     if match is None:
-        raise RuleFactsError(f"codemods/{module}.py: no class subclassing Rule")
-    constants = {m["name"]: m["value"] for m in _ASSIGNMENT.finditer(text) if not m["indent"]}
-    attributes: dict[str, str] = {}
-    for found in _ASSIGNMENT.finditer(match["body"]):
-        if found["indent"] == "    ":
-            attributes.setdefault(found["name"], found["value"])  # the class's own, before any function's
-    namespace = {name: value for name, value in vars(breaker_names).items() if name.isupper()}
+        raise RuleFactsError(f"{where}: no class subclassing Rule")
+    return {found["name"]: found["value"] for found in _ATTRIBUTE.finditer(match["body"])}
 
-    def value_of(expression: str, seen: tuple[str, ...] = ()) -> object:
-        for name in set(_NAME.findall(expression)) - namespace.keys() - _BUILTINS.keys():
-            if name in constants and name not in seen:
-                namespace[name] = value_of(constants[name], (*seen, name))
-        try:
-            return eval(expression, {"__builtins__": _BUILTINS}, dict(namespace))  # noqa: S307 (graphweld's own source)
-        except Exception as exc:
-            raise RuleFactsError(f"codemods/{module}.py: cannot read `{expression}`: {exc}") from None
 
+def _value_of(where: str, expression: str, constants: dict[str, str], namespace: dict[str, object], seen: tuple[str, ...] = ()) -> object:
+    """`expression` evaluated over the module's one-line constants it names (each evaluated once,
+    into `namespace`)."""
+    for name in set(_NAME.findall(expression)) - namespace.keys() - _BUILTINS.keys():
+        if name in constants and name not in seen:
+            namespace[name] = _value_of(where, constants[name], constants, namespace, (*seen, name))
+    try:
+        return eval(expression, {"__builtins__": _BUILTINS}, dict(namespace))  # noqa: S307 (graphweld's own source)
+    except Exception as exc:
+        raise RuleFactsError(f"{where}: cannot read `{expression}`: {exc}") from None
+
+
+def _facts_in(where: str, text: str, needs_call_default: bool) -> tuple[str, tuple[str, ...], bool]:
+    attributes = _attributes_in(where, text)
     if "id" not in attributes or "trigger_words" not in attributes:
-        raise RuleFactsError(f"codemods/{module}.py: the rule states no `id` or `trigger_words` on one line")
-    needs_call = value_of(attributes["needs_breaker_call"]) if "needs_breaker_call" in attributes else _NEEDS_BREAKER_CALL_DEFAULT
+        raise RuleFactsError(f"{where}: the rule states no `id` or `trigger_words` on one line")
+    constants = {found["name"]: found["value"] for found in _CONSTANT.finditer(text)}
+    namespace: dict[str, object] = {name: value for name, value in vars(breaker_names).items() if name.isupper()}
+
+    def value_of(expression: str) -> object:
+        return _value_of(where, expression, constants, namespace)
+
+    needs_call = value_of(attributes["needs_breaker_call"]) if "needs_breaker_call" in attributes else needs_call_default
     return str(value_of(attributes["id"])), tuple(value_of(attributes["trigger_words"])), bool(needs_call)  # type: ignore[arg-type]
