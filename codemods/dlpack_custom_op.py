@@ -127,6 +127,7 @@ class DlpackCustomOp(Rule):
     ```python
     @torch.library.custom_op("mymodule::dlpack_round_trip", mutates_args=())
     def _dlpack_round_trip(tensor: torch.Tensor) -> torch.Tensor:
+        \"\"\"A DLPack round trip as a custom op, opaque to torch.compile (graphweld dlpack-custom-op).\"\"\"
         return torch.utils.dlpack.from_dlpack(torch.utils.dlpack.to_dlpack(tensor)).clone()
 
 

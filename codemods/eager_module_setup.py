@@ -39,6 +39,12 @@ class EagerModuleSetup(Rule):
 
     ## Example
     ```python
+    class Layer(nn.Module):
+        def set_attention_type(self, value):
+            self.attention_type = value
+            self.attention = nn.MultiheadAttention(self.hidden_size, self.num_heads)
+
+
     class Encoder(nn.Module):
         def set_attention_type(self, value):
             self.attention_type = value

@@ -35,17 +35,20 @@ class IterateSourceList(Rule):
 
     ## Example
     ```python
-    spatial_shapes = torch.as_tensor(spatial_shapes_list, dtype=torch.long)
-    proposals = self.generate_encoder_output_proposals(output, mask, spatial_shapes)
-    ...
-    def generate_encoder_output_proposals(self, enc_output, padding_mask, spatial_shapes):
-        for level, (height, width) in enumerate(spatial_shapes):
+    class DeformableDetrModel(nn.Module):
+        def forward(self, output, mask, spatial_shapes_list):
+            spatial_shapes = torch.as_tensor(spatial_shapes_list, dtype=torch.long)
+            proposals = self.generate_encoder_output_proposals(output, mask, spatial_shapes)
             ...
+
+        def generate_encoder_output_proposals(self, enc_output, padding_mask, spatial_shapes):
+            for level, (height, width) in enumerate(spatial_shapes):
+                ...
     ```
     becomes
     ```python
-    spatial_shapes = torch.as_tensor(spatial_shapes_list, dtype=torch.long)
-    proposals = self.generate_encoder_output_proposals(output, mask, spatial_shapes_list)
+            spatial_shapes = torch.as_tensor(spatial_shapes_list, dtype=torch.long)
+            proposals = self.generate_encoder_output_proposals(output, mask, spatial_shapes_list)
     ```
 
     ## Safety

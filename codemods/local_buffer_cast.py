@@ -33,17 +33,22 @@ class LocalBufferCast(Rule):
 
     ## Example
     ```python
-    def forward(self, input_ids, position_ids, inputs_embeds):
-        self.pos_encoding = self.pos_encoding.to(device=inputs_embeds.device, dtype=inputs_embeds.dtype)
-        pos_embeds = self.pos_encoding[position_ids, :]
-        return inputs_embeds + pos_embeds
+    class PositionEmbedding(nn.Module):
+        def __init__(self, table):
+            super().__init__()
+            self.pos_encoding = nn.Buffer(table, persistent=False)
+
+        def forward(self, input_ids, position_ids, inputs_embeds):
+            self.pos_encoding = self.pos_encoding.to(device=inputs_embeds.device, dtype=inputs_embeds.dtype)
+            pos_embeds = self.pos_encoding[position_ids, :]
+            return inputs_embeds + pos_embeds
     ```
     becomes
     ```python
-    def forward(self, input_ids, position_ids, inputs_embeds):
-        pos_encoding = self.pos_encoding.to(device=inputs_embeds.device, dtype=inputs_embeds.dtype)
-        pos_embeds = pos_encoding[position_ids, :]
-        return inputs_embeds + pos_embeds
+        def forward(self, input_ids, position_ids, inputs_embeds):
+            pos_encoding = self.pos_encoding.to(device=inputs_embeds.device, dtype=inputs_embeds.dtype)
+            pos_embeds = pos_encoding[position_ids, :]
+            return inputs_embeds + pos_embeds
     ```
 
     ## Safety

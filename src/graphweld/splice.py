@@ -23,6 +23,13 @@ class _Replace(cst.CSTTransformer):
         replacement = self.replacements.get(id(original_node))
         if replacement is None:
             return updated_node
+        if is_insertion(original_node, replacement) and replacement[-1] is original_node and hasattr(updated_node, "leading_lines"):
+            # As the splicer inserts it: below the statement's comments, and two blank lines
+            # above a definition.
+            first, *rest = replacement[:-1]
+            gap = [cst.EmptyLine(), cst.EmptyLine()] if isinstance(original_node, (cst.FunctionDef, cst.ClassDef)) else []
+            moved = first.with_changes(leading_lines=[*updated_node.leading_lines, *first.leading_lines])  # type: ignore[union-attr]
+            replacement = [moved, *rest, updated_node.with_changes(leading_lines=gap)]  # type: ignore[union-attr]
         return cst.FlattenSentinel(replacement)
 
 
@@ -82,8 +89,9 @@ class Splicer:
             if replacement[0] is target:
                 return [TextEdit(end, end, self._code(replacement[1:], indents), definitions=True)]
             # Before the statement's own first line (its comments above stay above the insertion),
-            # two blank lines apart from a definition.
-            first = self.spans[id(target)].start_line - 1
+            # two blank lines apart from a definition. Counted from the statement's code, not its
+            # span: a definition's span starts at `def`, below its decorators.
+            first = start + len(getattr(target, "leading_lines", ()))
             gap = "\n\n" if isinstance(target, (cst.FunctionDef, cst.ClassDef)) else ""
             return [TextEdit(first, first, self._code(replacement[:-1], indents) + gap, definitions=True)]
         new = self._code(replacement, indents)
