@@ -85,6 +85,7 @@ class CaptureHooksAtInit(Rule):
     """
 
     id = "capture-hooks-at-init"
+    library = "transformers"
     reference = "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html"
     summary = "Install the output-capturing hooks a model always asks a submodel for when the model is built"
     # The README's table of rules (generated from these): what it finds, how it rewrites, its default.

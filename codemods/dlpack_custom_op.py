@@ -11,6 +11,7 @@ import libcst as cst
 
 from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
 from graphweld.analysis.breakers import ARRAY_IMPORTERS, DLPACK_BREAKERS, DLPACK_IMPORTERS
+from graphweld.analysis.names import stored_root_name
 from graphweld.analysis.reported import callee_leaf
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, loaded_names
@@ -549,14 +550,14 @@ class DlpackCustomOp(Rule):
                 continue
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 method = node.func.attr.value
-                if method.endswith("_") and not method.startswith("__") and _root_name(node.func.value) in names:
+                if method.endswith("_") and not method.startswith("__") and stored_root_name(node.func.value) in names:
                     return self.context.code(node)
-            if isinstance(node, cst.AugAssign) and _root_name(node.target) in names:
+            if isinstance(node, cst.AugAssign) and stored_root_name(node.target) in names:
                 return self.context.code(node)
             if (
                 isinstance(node, cst.AssignTarget)
                 and isinstance(node.target, cst.Subscript)
-                and _root_name(node.target) in names
+                and stored_root_name(node.target) in names
             ):
                 return self.context.code(node.target) + " = ..."
         return None
@@ -742,10 +743,6 @@ def _own_parts(statement: cst.BaseStatement) -> list[cst.CSTNode]:
     return [child for child in children(statement) if not isinstance(child, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally))]
 
 
-def _root_name(node: cst.BaseExpression) -> str | None:
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
 
 
 def _all_names(module: cst.Module) -> set[str]:

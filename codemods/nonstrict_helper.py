@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from graphweld.analysis.breakers import TENSOR_VALUE_READS, UNTRACEABLE_BREAKERS
-from graphweld.analysis.names import is_literal_constant, root_expression
+from graphweld.analysis.names import is_literal_constant, root_name
 from graphweld.analysis.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.scopes import (
@@ -348,7 +348,7 @@ class NonstrictHelper(Rule):
                     "tracing runs it on tensors without values, and deciding on one fails"
                 )
             for target in _written_targets(current):
-                root = _root_name(target)
+                root = root_name(target)
                 if root is None or root not in local:
                     return f"it is not pure: it writes `{context.code(target)}`, which it did not create"
         for name in sorted(loaded_names([node.body]) - local - params):
@@ -402,7 +402,7 @@ class NonstrictHelper(Rule):
                             call = small.value
                             # `stack.append(frame_info)` puts the value into `stack`.
                             if isinstance(call.func, cst.Attribute) and (inside or any(depends(arg.value) for arg in call.args)):
-                                root = _root_name(call.func.value)
+                                root = root_name(call.func.value)
                                 if root is not None:
                                     tainted.add(root)
                 elif inside or any(depends(part) for part in header(statement)):
@@ -430,7 +430,7 @@ class NonstrictHelper(Rule):
             method = call.func.attr.value
             if method in VALUE_READS:
                 return f"it reads tensor values into Python (`{context.code(call)}`), which non-strict tracing would freeze as constants"
-            root = _root_name(call.func.value)
+            root = root_name(call.func.value)
             if method in CONTAINER_MUTATORS and root is not None and root not in local:
                 return f"it is not pure: it mutates `{root}` in place (`{context.code(call)}`), which it did not create"
         if _truth_of_comparisons(call, local):
@@ -562,11 +562,6 @@ def _written_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
         elif isinstance(target, (cst.Attribute, cst.Subscript)):
             found.append(target)
     return found
-
-
-def _root_name(node: cst.BaseExpression) -> str | None:
-    root = root_expression(node)
-    return root.value if isinstance(root, cst.Name) else None
 
 
 # How a parameter says it may be None: `Optional[X]`, `Union[X, None]`.

@@ -69,7 +69,7 @@ def fix_text(
     round_evidence = evidence
     called_functions: frozenset[str] = frozenset()
     site_functions: frozenset[str] = frozenset()
-    passed_through = bool(evidence.stack_lines) and not (evidence.site_lines or evidence.called_lines or evidence.data_dependent_lines)
+    passed_through = evidence.passed_through
     if passed_through and not any(rule.fixes_from_callers and mentions_trigger(text, rule, settings) for rule in rules):
         return FixOutcome(text, [], [], [], [], False)  # nothing to do in a file the run passed through
 

@@ -207,7 +207,7 @@ class Rule:
 
     id: ClassVar[str]
     summary: ClassVar[str]
-    # The README's table of rules is generated from these (Markdown): what the rule finds in a
+    # The docs' table of rules is generated from these (Markdown): what the rule finds in a
     # compiled region, how it rewrites it, and whether its fix is safe by default.
     finds: ClassVar[str]
     rewrite: ClassVar[str]
@@ -233,6 +233,10 @@ class Rule:
     # Whether the rule's reports are generic (any branch on a tensor): at a line where another
     # rule reports too, the other says why (LayerDrop's draw), and the explanation shows it.
     generic_reports: ClassVar[bool] = False
+    # The one library whose own names the rule keys on, for a rule kept as a last resort (its
+    # mechanism has no general rewrite); empty for a rule keyed on a mechanism. The docs list
+    # such rules apart.
+    library: ClassVar[str] = ""
     # Whether the names in `extra-breakers` count as trigger words too.
     triggered_by_configured_breakers: ClassVar[bool] = False
     # The node types whose visit_* methods the dispatcher calls.

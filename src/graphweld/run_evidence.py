@@ -51,7 +51,7 @@ class RunEvidence:
     @property
     def has_sites(self) -> bool:
         """Whether a run saw a break in this file (rather than none, or only passing through)."""
-        return bool(self.site_lines or self.site_functions or self.called_lines or self.called_functions)
+        return bool(self.site_lines or self.data_dependent_lines or self.site_functions or self.called_lines or self.called_functions)
 
     @property
     def passed_through(self) -> bool:

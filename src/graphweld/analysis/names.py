@@ -57,6 +57,21 @@ def root_expression(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+def root_name(node: cst.BaseExpression) -> str | None:
+    """The name an attribute, subscript or call chain starts from (`h` for `h.abs()[0]`), or None
+    when it starts from anything else."""
+    root = root_expression(node)
+    return root.value if isinstance(root, cst.Name) else None
+
+
+def stored_root_name(node: cst.BaseExpression) -> str | None:
+    """The name whose object a write through an attribute or subscript chain changes (`h` for
+    `h.data[0]`); None through a call (`h.clone()[0]` writes a new object) or anything else."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
 def attribute_of(node: cst.CSTNode, receiver: str | None) -> str | None:
     """ATTR, for a node that is `receiver.ATTR` (`self.stride`); None for any other node."""
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and receiver is not None and node.value.value == receiver:

@@ -27,9 +27,9 @@ from rich.table import Table
 from rich.text import Text
 
 from graphweld.edits import apply_edits
-from graphweld.engine import Change, compiles, fix_text, non_overlapping
+from graphweld.engine import Change, compiles, non_overlapping
 from graphweld.rule import Safety
-from graphweld.runs.entry import BreakSite, Recompile, RunReport, break_site
+from graphweld.runs.entry import Recompile, RunReport, break_site
 from graphweld.runs.explanation import ExplainedSite, explain_sites
 from graphweld.frontends.report import Site, break_sites_table, explained_sites, picture, picture_rows, picture_table, short_path, unified_diff
 from graphweld.settings import Settings, find_config_file, load_settings

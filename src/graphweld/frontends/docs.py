@@ -50,13 +50,23 @@ GUIDES = (
 )
 
 
+def _mechanism_and_library_rules(rules: tuple[type[Rule], ...]) -> tuple[list[type[Rule]], list[type[Rule]]]:
+    """The rules keyed on a mechanism, and those keyed on one library's names, each in registry order."""
+    return [rule for rule in rules if not rule.library], [rule for rule in rules if rule.library]
+
+
+LIBRARY_RULES_SAID = "Keyed on one library's own names, a last resort where the mechanism has no general rewrite:"
+
+
 def index_page(rules: tuple[type[Rule], ...] = RULES) -> str:
     guides = "".join(f"- [{title}]({page}): {what}\n" for page, title, what in GUIDES)
+    mechanism, library = _mechanism_and_library_rules(rules)
+    keyed = f"\n{LIBRARY_RULES_SAID}\n\n{rules_table(tuple(library))}" if library else ""
     return (
         f"{GENERATED}\n\n# graphweld documentation\n\n## Guides\n\n{guides}\n## Rules\n\n"
         "Each page says what the rule fixes, why the graph breaks, an example, and when the fix is safe. "
         "Rules apply in this order when their changes overlap.\n\n"
-        f"{rules_table(rules)}"
+        f"{rules_table(tuple(mechanism))}{keyed}"
     )
 
 
@@ -81,7 +91,12 @@ LIST_END = "<!-- end of the rules list -->"
 
 def rules_list(rules: tuple[type[Rule], ...] = RULES) -> str:
     """The README's list: one line per rule, its id (linking its page) and its summary."""
-    return "".join(f"- [`{rule.id}`](docs/rules/{rule.id}.md): {rule.summary}\n" for rule in rules)
+    mechanism, library = _mechanism_and_library_rules(rules)
+    lines = "".join(f"- [`{rule.id}`](docs/rules/{rule.id}.md): {rule.summary}\n" for rule in mechanism)
+    if library:
+        lines += f"\n{LIBRARY_RULES_SAID}\n\n"
+        lines += "".join(f"- [`{rule.id}`](docs/rules/{rule.id}.md) ({rule.library}): {rule.summary}\n" for rule in library)
+    return lines
 
 
 def readme_with_list(readme: str, rules: tuple[type[Rule], ...] = RULES) -> str:
