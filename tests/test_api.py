@@ -78,6 +78,7 @@ def test_explain_reports_sites_rules_and_diffs(model_module):
             assert not any(type(h).__name__ == "_BreakCollector" for h in logging.getLogger(name).handlers)
 
 
+@pytest.mark.slow
 def test_fix_writes_the_safe_changes_and_the_fixed_model_compiles_better(model_module, tmp_path: Path):
     torch.manual_seed(0)
     model = model_module.Tiny()

@@ -87,6 +87,7 @@ def test_unreadable_and_read_only_files(tmp_path: Path):
     assert (tmp_path / "good.py").read_text() == FIXED
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_leaves_every_file_whole(tmp_path: Path):
     """Kill the whole process group while it writes: each file is its original bytes or its
     complete new text, never a mix or a truncation."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import pytest
+
 from graphweld.discover import discover, parse_gitignore
 from graphweld.edits import TextEdit, apply_edits, minimal_edit, minimal_edits, split_lines
 from graphweld.engine import fix_text, non_overlapping, process_source, propose
@@ -138,6 +140,7 @@ def test_changes_to_nested_statements_conflict_even_when_hunks_do_not():
     compile(fixed, "m.py", "exec")  # every `continue` was translated
 
 
+@pytest.mark.slow
 def test_changes_generated_per_statement_equal_whole_module_generation(monkeypatch):
     """Each change's text is generated only for the statements it replaces; it must be what
     generating the whole module gives."""

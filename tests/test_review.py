@@ -227,6 +227,7 @@ def test_evidence_on_a_line_a_change_rewrote_is_dropped():
     assert moved.site_lines == frozenset((2, 4)) and moved.untraceable_lines == frozenset()
 
 
+@pytest.mark.slow
 def test_a_decorator_offered_below_its_def_says_what_the_run_exercised(tmp_path: Path):
     # eager-helper's change is placed at the call Dynamo cannot trace (line 6) and inserts a
     # decorator above the def: the verdict reads that line in the file before the change, which

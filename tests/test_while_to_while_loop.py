@@ -29,7 +29,7 @@ def _edges() -> tuple[torch.Tensor, torch.Tensor]:
     "case, function, arguments",
     [("canny_hysteresis", "hysteresis", _edges()), ("newton_sqrt_single_value", "newton_sqrt", (torch.full((3,), 9.0, dtype=torch.float64),))],
 )
-@pytest.mark.parametrize("backend", ["eager", "inductor"])
+@pytest.mark.parametrize("backend", ["eager", pytest.param("inductor", marks=pytest.mark.slow)])
 def test_the_loop_runs_inside_one_graph(case: str, function: str, arguments: tuple, backend: str):
     path = GOLDEN / f"{case}.in.py"
     source = path.read_text()
