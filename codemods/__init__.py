@@ -43,6 +43,7 @@ RULE_MODULES = (
     "constant_requires_grad",
     "eager_only_default",
     "sort_items_by_key",
+    "clone_not_deepcopy",
     "branch_to_where",
     "branch_to_cond",
     "while_to_while_loop",

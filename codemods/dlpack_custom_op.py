@@ -108,7 +108,7 @@ class DlpackCustomOp(Rule):
     `from torch.utils.dlpack import to_dlpack, from_dlpack`).
 
     ## Why the graph breaks
-    Dynamo cannot trace `torch._C._to_dlpack`: the call is "marked as skipped". With the default
+    Dynamo cannot trace `torch._C._to_dlpack`: the call is "marked as skipped" (GB0007). With the default
     `fullgraph=False` the graph breaks there; with `torch.compile(fullgraph=True, dynamic=True)` the
     compilation fails (pytorch/pytorch#169112, reported on CUDA with torch 2.9; reproduced with
     torch 2.13 on CPU). By the protocol it is worse: on torch 2.13 `np.from_dlpack` and JAX's

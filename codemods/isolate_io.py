@@ -37,7 +37,9 @@ class IsolateIO(Rule):
 
     ## Why the graph breaks
     `torch.compile` compiles tensor computation; it cannot put I/O in a graph, so each I/O call
-    breaks the graph (and inside a loop, `with` or `try`, the whole frame is skipped). PyTorch's
+    breaks the graph (`print`: "Failed to trace builtin operator", GB0059; a logger's method,
+    GB0291; `warnings.warn` and other functions Dynamo skips, GB0007), and inside a loop, `with`
+    or `try`, the whole frame is skipped. PyTorch's
     docs ("Strategy 3: Don't compile the code") prescribe moving it out of the compiled region.
 
     ## Example

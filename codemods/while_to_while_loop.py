@@ -27,7 +27,7 @@ class WhileToWhileLoop(Rule):
 
     ## Why the graph breaks
     Each test of the condition needs the tensor's value, which Dynamo does not know while it
-    builds the graph: it breaks at every test, and the number of iterations is baked into nothing.
+    builds the graph: it breaks at every test ("Data-dependent branching", GB0170), and the number of iterations is baked into nothing.
     `torch.while_loop` is the control-flow operator for this: the condition and the body are
     traced once as subgraphs and the loop runs inside the graph.
 

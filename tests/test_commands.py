@@ -104,6 +104,8 @@ def test_explain_a_command_lists_the_breaks_in_the_module_it_imports(project: Pa
     assert data["compiled_by"] == "command" and data["fullgraph"] is None
     sites = {(Path(site["file"]).name, site["line"]): site for site in data["sites"]}
     assert sites[("model.py", 19)]["gb"] == "GB0059" and sites[("model.py", 19)]["rule"] == "isolate-io"
+    # Each site links to its page of PyTorch's graph-break registry.
+    assert sites[("model.py", 19)]["registry"] == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html"
     assert ("model.py", 6) in sites  # the print in the helper the forward calls
     # A script given as the entry runs as a command.
     script = invoke("explain", "--format", "json", "train.py")

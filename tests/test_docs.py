@@ -61,3 +61,14 @@ def test_every_relative_link_in_the_readme_and_docs_resolves():
             if "://" in target:
                 continue
             assert (document.parent / target).exists(), f"{document.relative_to(root)} links to missing {target}"
+
+
+def test_the_graph_breaks_page_names_each_id_a_rule_says_it_fixes():
+    from graphweld.graph_break_pages import page_url, rule_gb_ids
+
+    page = (DOCS / "graph-breaks.md").read_text(encoding="utf-8")
+    isolate_io = next(rule for rule in RULES if rule.id == "isolate-io")
+    assert {"GB0059", "GB0291", "GB0007"} <= set(rule_gb_ids(isolate_io))
+    row = next(line for line in page.splitlines() if line.startswith("| [GB0059]"))
+    assert page_url("GB0059") in row and "(rules/isolate-io.md)" in row
+    assert page_url("not an id") is None

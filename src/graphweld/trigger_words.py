@@ -16,10 +16,10 @@ import re
 
 from graphweld.analysis import breaker_names
 
-# The class that subclasses Rule (`Rule` itself, in rule.py): its docstring, then its attributes
-# (the lines indented once), up to its first method.
+# The class that subclasses Rule, Rule last among its bases (`Rule` itself, in rule.py): its
+# docstring, then its attributes (the lines indented once), up to its first method.
 _RULE_CLASS = re.compile(
-    r'^class (?:Rule|\w+\((?:\w+\.)?Rule\)):\n(?:    """.*?"""\n)?(?P<body>(?:(?!    def |    @|class )[^\n]*\n)*)', re.M | re.S
+    r'^class (?:Rule|\w+\((?:\w+, )*(?:\w+\.)?Rule\)):\n(?:    """.*?"""\n)?(?P<body>(?:(?!    def |    @|class )[^\n]*\n)*)', re.M | re.S
 )
 _ATTRIBUTE = re.compile(r"^    (?P<name>\w+)(?:: [^=\n]+)? = (?P<value>.+)$", re.M)
 _CONSTANT = re.compile(r"^(?P<name>\w+)(?:: [^=\n]+)? = (?P<value>.+)$", re.M)

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from graphweld.engine import Change, ChangeOrReport, FileResult, Report
 from graphweld.edits import LineMap
+from graphweld.graph_break_pages import page_url
 from graphweld.notebook import changed_cell_sources, is_notebook
 
 
@@ -200,7 +201,9 @@ def break_sites_table(title: str, sites: Iterable[Site]) -> Table:
     for column in ("reason", "fix"):
         table.add_column(column, overflow="fold")
     for site in sites:
-        table.add_row(site.location, site.gb, site.kind, site.reason, site.fix)
+        url = page_url(site.gb)
+        # The GB id links to its registry page, in terminals that show links.
+        table.add_row(site.location, Text(site.gb, style=f"link {url}") if url else site.gb, site.kind, site.reason, site.fix)
     return table
 
 
@@ -221,7 +224,7 @@ def explained_sites(explained, shorten=short_path) -> list[Site]:  # type: ignor
 def sites_as_json(explained) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
     """A run's explained break sites for `--format json`."""
     return [
-        {"file": item.site.file, "line": item.site.line, "gb": item.site.gb, "type": item.site.kind,
+        {"file": item.site.file, "line": item.site.line, "gb": item.site.gb, "registry": page_url(item.site.gb), "type": item.site.kind,
          "reason": item.site.reason, "via": item.site.via or None, "culprit": item.culprit or None,
          "rule": item.rule, "action": item.action, "breaks": item.site.count}
         for item in explained

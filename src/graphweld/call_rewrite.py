@@ -1,0 +1,81 @@
+"""A rule that rewrites calls inside the statements of a compiled region, in place.
+
+Most of the graph-break registry's workarounds replace one call with another
+(`copy.deepcopy(t)` -> `t.detach().clone()`, `t.random_(a, b)` -> a new tensor): a rule
+subclasses `CallRewrite` and `Rule` (`class R(CallRewrite, Rule)`: the prefilter reads the facts
+of a class whose last base is `Rule`), says for a call what replaces it, and the statement holding
+the calls (a simple line, or a compound statement's header) is proposed with them replaced.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import libcst as cst
+
+from graphweld.rule import RuleContext, Safety
+from graphweld.walk import iter_nodes
+
+
+def _is_nested_definition(node: cst.CSTNode) -> bool:
+    """A function, lambda or class defined in the statement: its code is not the statement's."""
+    return isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+
+class CallRewrite:
+    """A mixin before `Rule`. Subclasses define `replacement(call, statement)` (the expression that replaces a call, or
+    None), `message(call, statement)` and `safety`."""
+
+    node_types = (cst.SimpleStatementLine, cst.For, cst.If, cst.While, cst.With)
+    safety: Safety = Safety.UNSAFE
+    context: RuleContext
+
+    def replacement(self, call: cst.Call, statement: cst.BaseStatement) -> cst.BaseExpression | None:
+        raise NotImplementedError
+
+    def message(self, call: cst.Call, statement: cst.BaseStatement) -> str:
+        raise NotImplementedError
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._rewrite(node, node, lambda new: new)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._rewrite(node, node.iter, lambda new: node.with_changes(iter=new))
+
+    def visit_If(self, node: cst.If) -> None:
+        if id(node) not in self.context.elif_nodes:
+            self._rewrite(node, node.test, lambda new: node.with_changes(test=new))
+
+    def visit_While(self, node: cst.While) -> None:
+        self._rewrite(node, node.test, lambda new: node.with_changes(test=new))
+
+    def visit_With(self, node: cst.With) -> None:
+        self._rewrite(node, cst.Tuple([cst.Element(item.item) for item in node.items]), None)
+
+    def _rewrite(self, statement: cst.BaseStatement, part: cst.CSTNode, rebuild: Callable | None) -> None:  # type: ignore[type-arg]
+        if self.context.current_function is None or not self.context.in_compiled_region:
+            return
+        replaced: dict[int, cst.BaseExpression] = {}
+        first: cst.Call | None = None
+        for node in iter_nodes(part, prune=_is_nested_definition):
+            if isinstance(node, cst.Call):
+                new = self.replacement(node, statement)
+                if new is not None:
+                    replaced[id(node)] = new
+                    first = first or node
+        if first is None:
+            return
+        if rebuild is None:  # a `with` header: its items are rebuilt one by one
+            items = [item.with_changes(item=item.item.visit(_Replace(replaced))) for item in statement.items]  # type: ignore[attr-defined]
+            new_statement = statement.with_changes(items=items)
+        else:
+            new_statement = rebuild(part.visit(_Replace(replaced)))
+        self.propose(statement, [new_statement], anchor=first, message=self.message(first, statement), safety=self.safety)  # type: ignore[attr-defined]
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replaced: dict[int, cst.BaseExpression]) -> None:
+        self.replaced = replaced
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        return self.replaced.get(id(original_node), updated_node)
