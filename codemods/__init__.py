@@ -44,6 +44,7 @@ RULE_MODULES = (
     "eager_only_default",
     "sort_items_by_key",
     "clone_not_deepcopy",
+    "random_out_of_place",
     "branch_to_where",
     "branch_to_cond",
     "while_to_while_loop",

@@ -5,14 +5,10 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.analysis.scopes import own_statements
+from graphweld.analysis.tensors import FACTORIES
 from graphweld.rule import Rule, Safety
 from graphweld.walk import children, iter_nodes
 
-# torch's functions that make a tensor of given values or of a given shape.
-_FACTORIES = frozenset((
-    "torch.tensor", "torch.as_tensor", "torch.scalar_tensor", "torch.zeros", "torch.ones", "torch.full", "torch.empty",
-    "torch.zeros_like", "torch.ones_like", "torch.full_like", "torch.empty_like",
-))
 # Tensor methods that make such a tensor like the one they are called on.
 _NEW_METHODS = frozenset(("new_tensor", "new_zeros", "new_ones", "new_full", "new_empty"))
 # Conversions that may follow the factory (`torch.tensor(0., requires_grad=True).to(device)`).
@@ -128,7 +124,7 @@ class ConstantRequiresGrad(Rule):
         qualify = self.context.regions.imports.qualify
         while isinstance(value, cst.Call):
             func = value.func
-            if qualify(func) in _FACTORIES or (isinstance(func, cst.Attribute) and func.attr.value in _NEW_METHODS):
+            if qualify(func) in FACTORIES or (isinstance(func, cst.Attribute) and func.attr.value in _NEW_METHODS):
                 return value
             if not isinstance(func, cst.Attribute) or func.attr.value not in _CONVERSIONS:
                 return None

@@ -32,8 +32,15 @@ def test_the_readme_lists_every_rule_as_generated_one_line_each():
 
 def test_the_readme_fits_on_a_few_screens():
     # The front door: what graphweld is, the set-up commands, the commands in brief, the rules in
-    # one line each; the reference is in docs/.
-    assert len((DOCS.parent / "README.md").read_bytes()) <= 11_000
+    # one line each; the reference is in docs/. The list grows by a line per rule; the rest of
+    # the README stays as short as it is (about 11 KB in all with 36 rules).
+    from graphweld.frontends.docs import LIST_END, LIST_START
+
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    before, _, rest = readme.partition(LIST_START)
+    listed, _, after = rest.partition(LIST_END)
+    assert len((before + after).encode()) <= 6_500
+    assert all(len(line) <= 200 for line in listed.strip().splitlines())
 
 
 def test_no_page_is_left_for_a_rule_that_is_gone():

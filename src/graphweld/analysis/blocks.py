@@ -34,6 +34,17 @@ def block_statements(body: cst.BaseSuite) -> list[cst.BaseStatement]:
     return list(cached[1])
 
 
+def statement_before(scope: cst.CSTNode, statement: cst.BaseStatement) -> cst.BaseStatement | None:
+    """The statement just before `statement` in the indented block of `scope` that holds it;
+    None when it is first in its block or not in an indented block of `scope`."""
+    for node in iter_nodes(scope):
+        if isinstance(node, cst.IndentedBlock):
+            for index, candidate in enumerate(node.body):
+                if candidate is statement:
+                    return node.body[index - 1] if index else None
+    return None
+
+
 def with_statements(body: cst.BaseSuite, statements: Sequence[cst.BaseStatement]) -> cst.IndentedBlock:
     """`body` holding `statements` instead, always as an indented block."""
     if isinstance(body, cst.IndentedBlock):

@@ -32,6 +32,11 @@ TENSOR_FUNCTIONS = frozenset(
     ).split()
 )
 # torch functions that return something other than a tensor and have no effect: a dtype's limits.
+# torch's functions that make a new tensor of given values or of a given shape.
+FACTORIES = frozenset((
+    "torch.tensor", "torch.as_tensor", "torch.scalar_tensor", "torch.zeros", "torch.ones", "torch.full", "torch.empty",
+    "torch.zeros_like", "torch.ones_like", "torch.full_like", "torch.empty_like",
+))
 PURE_FUNCTIONS = frozenset(("torch.finfo", "torch.iinfo"))
 # Python builtins that compute from their arguments alone (`_is_pure_builtin` says in which forms).
 _PURE_BUILTINS = frozenset(("abs", "float", "int", "max", "min"))
