@@ -45,6 +45,7 @@ RULE_MODULES = (
     "sort_items_by_key",
     "clone_not_deepcopy",
     "random_out_of_place",
+    "eager_progress_bar",
     "branch_to_where",
     "branch_to_cond",
     "while_to_while_loop",

@@ -1,0 +1,12 @@
+# settings: unsafe_fixes=true
+# rich's `track`, a progress bar that yields its sequence's items unchanged.
+import torch
+from rich.progress import track
+
+
+@torch.compile
+def accumulate(x, weights):
+    total = torch.zeros_like(x)
+    for w in track(weights, description="weights"):
+        total = total + w * x
+    return total
