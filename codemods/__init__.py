@@ -46,6 +46,7 @@ RULE_MODULES = (
     "clone_not_deepcopy",
     "random_out_of_place",
     "eager_progress_bar",
+    "data_dtype_rebind",
     "branch_to_where",
     "branch_to_cond",
     "while_to_while_loop",

@@ -1,0 +1,9 @@
+# settings: unsafe_fixes=true
+# GB0220's page: a dtype change through `.data` in a function compiled with fullgraph=True.
+import torch
+
+
+@torch.compile(fullgraph=True)
+def fn(x):
+    x.data = x.data.to(torch.int32)  # dtype change via .data
+    return x + 1
