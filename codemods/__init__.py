@@ -47,6 +47,7 @@ RULE_MODULES = (
     "random_out_of_place",
     "eager_progress_bar",
     "data_dtype_rebind",
+    "compiled_call_arguments",
     "branch_to_where",
     "branch_to_cond",
     "while_to_while_loop",

@@ -28,6 +28,9 @@ class CallRewrite:
 
     node_types = (cst.SimpleStatementLine, cst.For, cst.If, cst.While, cst.With)
     safety: Safety = Safety.UNSAFE
+    # Whether only calls inside a compiled region are rewritten (False: calls anywhere, such as
+    # the eager calls into a compiled function).
+    in_compiled_code_only: bool = True
     context: RuleContext
 
     def replacement(self, call: cst.Call, statement: cst.BaseStatement) -> cst.BaseExpression | None:
@@ -53,7 +56,7 @@ class CallRewrite:
         self._rewrite(node, cst.Tuple([cst.Element(item.item) for item in node.items]), None)
 
     def _rewrite(self, statement: cst.BaseStatement, part: cst.CSTNode, rebuild: Callable | None) -> None:  # type: ignore[type-arg]
-        if self.context.current_function is None or not self.context.in_compiled_region:
+        if self.in_compiled_code_only and (self.context.current_function is None or not self.context.in_compiled_region):
             return
         replaced: dict[int, cst.BaseExpression] = {}
         first: cst.Call | None = None
