@@ -54,7 +54,11 @@ class OneHotFixedClasses(Rule):
     index raises in both. The indices' maximum is no longer computed, so an empty tensor of
     indices gives an empty one-hot instead of an error from `max()`. Left alone: a class count
     that is not `max(..., length)` with the same `length` as the cut, a cut other than `[...,
-    :length]`, and a local bound more than once or read elsewhere.
+    :length]`, and a local bound more than once or read elsewhere. Reported, not rewritten:
+    `F.one_hot(labels)` without `num_classes` (or with `-1`), which breaks the graph too (GB0246,
+    its output's shape decided by the largest label); an explicit class count changes the
+    output's shape unless it equals the largest label + 1, so the message gives the registry's
+    advice instead.
     """
 
     id = "one-hot-fixed-classes"
@@ -99,6 +103,7 @@ class OneHotFixedClasses(Rule):
         for statement in statements:
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
+            self._report_unsized(statement)
             for cut in iter_nodes(statement):
                 found = self._cut_one_hot(cut, assignment)
                 if found is None:
@@ -121,6 +126,26 @@ class OneHotFixedClasses(Rule):
                     extra=[(dead_statement, []) for dead_statement in dead],
                 )  # fmt: skip
                 break
+
+    def _report_unsized(self, statement: cst.SimpleStatementLine) -> None:
+        """Report each `F.one_hot(labels)` without a class count: no rewrite keeps its shape."""
+        for call in iter_nodes(statement):
+            if not isinstance(call, cst.Call) or self.context.regions.imports.qualify(call.func) != "torch.nn.functional.one_hot":
+                continue
+            count = next((arg for arg in call.args[1:2] if arg.keyword is None), None) or next(
+                (arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "num_classes"), None
+            )
+            unsized = count is None or (
+                isinstance(count.value, cst.UnaryOperation) and isinstance(count.value.operator, cst.Minus)
+                and isinstance(count.value.expression, cst.Integer) and count.value.expression.value == "1"
+            )
+            if unsized and not any(arg.star for arg in call.args):
+                self.report(call, (
+                    f"`{self.context.code(call)}` has no `num_classes`: its last dimension is the largest label + 1, which "
+                    "Dynamo does not know while tracing (GB0246); not rewritten, as a fixed `num_classes` changes the output's "
+                    "shape unless it equals the largest label + 1: pass the class count the labels range over "
+                    "(`num_classes=N`), as the registry's page advises, if that is the shape the code means"
+                ))
 
     def _cut_one_hot(
         self, node: cst.CSTNode, assignment: Callable[[str], cst.SimpleStatementLine | None]
