@@ -6,6 +6,7 @@ import libcst as cst
 
 from graphweld.call_rewrite import CallRewrite
 from graphweld.rule import Rule, Safety
+from graphweld.walk import iter_nodes
 
 # Builtins that make a lazy iterator, which Dynamo cannot take as an input.
 _ITERATORS = frozenset(("zip", "map", "filter", "iter", "enumerate", "reversed"))
@@ -19,7 +20,7 @@ class CompiledCallArguments(CallRewrite, Rule):
     A call, in a script's top-level code, of a compiled function (decorated with
     `@torch.compile`, or a name bound to `torch.compile(fn, ...)` in the module) that passes a lazy iterator, `zip(...)`, `map(...)`,
     `filter(...)`, `iter(...)`, `enumerate(...)` or `reversed(...)`, written in the call or bound
-    to a name just before it; or a set display, `{a, b}`. The iterator is passed as `list(...)`,
+    to a name earlier in the same block and not used since; or a set display, `{a, b}`. The iterator is passed as `list(...)`,
     the set as the list `[a, b]`.
 
     ## Why the graph breaks
@@ -52,7 +53,7 @@ class CompiledCallArguments(CallRewrite, Rule):
     endless iterator never ends), the function can iterate it more than once, and `next()` on it
     fails. A set of tensors iterates in an order Python does not define; the list keeps the order
     written, so a sum over it can differ in its last bits. Left alone: calls of functions not
-    compiled in the module, iterators bound earlier than the statement before the call,
+    compiled in the module, an iterator used between its binding and the call (it may be partly consumed),
     and calls inside functions that are not compiled (the scan does not enter them).
     """
 
@@ -60,12 +61,14 @@ class CompiledCallArguments(CallRewrite, Rule):
     reference = "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0156.html"
     summary = "Give a compiled function a list instead of an iterator or a set of tensors"
     # The docs' table of rules (generated from these): what it finds, how it rewrites, its default.
-    finds = "a call of a compiled function passing `zip(...)`, `map(...)`, an iterator bound just before, or a set `{a, b}` (GB0156, GB0811, GB0222)"
+    finds = "a script's call of a compiled function passing `zip(...)`, `map(...)`, an iterator bound before and unused since, or a set `{a, b}` (GB0156, GB0811, GB0222)"
     rewrite = "pass `list(...)`, or the set as a list `[a, b]`"
     default = "unsafe: the items are all made before the call, and a set's order becomes the written one"
     trigger_words = ("compile",)
     needs_breaker_call = False
     in_compiled_code_only = False
+    # The break is inside the compiled function; the change is at its caller, on the break's stack.
+    fixes_from_callers = True
     safety = Safety.UNSAFE
 
     def replacement(self, call: cst.Call, statement: cst.BaseStatement) -> cst.BaseExpression | None:
@@ -117,15 +120,22 @@ class CompiledCallArguments(CallRewrite, Rule):
         return names
 
     def _iterators_bound_before(self, statement: cst.BaseStatement) -> set[str]:
-        """The name the statement just before this one binds to a lazy iterator, if it does."""
+        """The names bound to a lazy iterator earlier in the statement's block and not mentioned
+        since: the call would be the first to consume them."""
         scope = self.context.current_function or self.context.module
         body = scope.body.body if isinstance(scope, cst.FunctionDef) and isinstance(scope.body, cst.IndentedBlock) else getattr(scope, "body", ())
-        for index, candidate in enumerate(body):
-            if candidate is statement and index:
-                previous = body[index - 1]
-                if isinstance(previous, cst.SimpleStatementLine) and len(previous.body) == 1 and isinstance(previous.body[0], cst.Assign):
-                    assign = previous.body[0]
-                    value = assign.value
-                    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in _ITERATORS:
-                        return {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
-        return set()
+        index = next((i for i, candidate in enumerate(body) if candidate is statement), None)
+        if index is None:
+            return set()
+        found: set[str] = set()
+        mentioned: set[str] = set()
+        for previous in reversed(body[:index]):
+            if isinstance(previous, cst.SimpleStatementLine) and len(previous.body) == 1 and isinstance(previous.body[0], cst.Assign):
+                assign = previous.body[0]
+                value = assign.value
+                if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in _ITERATORS:
+                    found.update(
+                        t.target.value for t in assign.targets if isinstance(t.target, cst.Name) and t.target.value not in mentioned
+                    )
+            mentioned.update(node.value for node in iter_nodes(previous) if isinstance(node, cst.Name))
+        return found

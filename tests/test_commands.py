@@ -162,3 +162,20 @@ def test_a_failing_program_says_why_in_one_line():
     assert _error_line(warning, summary, 1) == "FAILED tests/test_model.py::test_norm - AssertionError: assert 'norm' in ''"
     assert _error_line([], ["== 1 error in 0.1s =="], 2) == "1 error in 0.1s"
     assert _error_line([], [], 3) == "it exited with code 3"
+
+
+@pytest.mark.slow
+def test_a_script_that_compiles_its_own_code_is_verified_from_its_rewrite(tmp_path: Path, monkeypatch):
+    """`fix -- python script.py` where script.py holds the compiled code: Python reads the script
+    itself, past the import overlay, so the run is started on the rewritten text
+    (`graphweld.runs.overlaid_script`); the print's split is verified and written."""
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import torch\n\n\n@torch.compile(fullgraph=True)\ndef fn(x):\n    y = x * 2\n    print(\"doubled\", y.shape)\n"
+        "    return y + 1\n\n\nif __name__ == \"__main__\":\n    print(fn(torch.ones(3)))\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = invoke("fix", "script.py", "--", PYTHON, "script.py")
+    assert result.exit_code == 0, result.output
+    assert "verified" in result.output and "graph breaks 1 -> 0" in result.output
+    assert "_fn_part1" in script.read_text()

@@ -90,7 +90,7 @@ def _run(command: Command, overlay: dict[str, str], options: dict[str, Any], tim
         env["PYTHONUNBUFFERED"] = "1"
         try:
             completed = subprocess.run(
-                list(command.argv), cwd=command.cwd, env=env, capture_output=True, text=True, timeout=timeout
+                overlaid_argv(command, request["overlay"]), cwd=command.cwd, env=env, capture_output=True, text=True, timeout=timeout
             )
         except subprocess.TimeoutExpired:
             raise EntryError(f"{command}: the run took longer than {timeout:.0f} s and was stopped") from None
@@ -154,6 +154,17 @@ def _report(result: dict[str, Any], fullgraph_error: str | None = None) -> RunRe
         breaks=[break_site(parsed) for process in processes for parsed in process["breaks"]],
         recompiles=[Recompile(r["function"], r["file"], r["line"], r["reason"]) for process in processes for r in process["recompiles"]],
     )
+
+
+def overlaid_argv(command: Command, overlay: dict[str, str]) -> list[str]:
+    """The command's argv, started through `graphweld.runs.overlaid_script` when it runs a
+    Python script (`python SCRIPT ARGS...`) whose rewritten text is in the overlay: Python
+    reads the script it is started on itself, past the import overlay."""
+    argv = list(command.argv)
+    if len(argv) >= 2 and os.path.basename(argv[0]).startswith("python") and not argv[1].startswith("-"):
+        if os.path.realpath(os.path.join(command.cwd, argv[1])) in overlay:
+            return [argv[0], "-m", "graphweld.runs.overlaid_script", *argv[1:]]
+    return argv
 
 
 def command_for_script(path: str) -> Command:

@@ -1,0 +1,11 @@
+import torch
+
+
+def fn(it):
+    return [a + b for a, b in it]
+
+
+iterator = zip(range(5), range(10))
+compiled_fn = torch.compile(fn, backend="eager", fullgraph=True)
+result = compiled_fn(iterator)
+print(result)

@@ -1,0 +1,76 @@
+"""The graph-break registry's example programs (tests/registry_pages/, one per page with an
+example, each compiled as its page compiles it: mostly `fullgraph=True`, so the original's compile
+fails), run as the program graphweld fixes (`graphweld fix PAGE -- python PAGE`). Each page with a
+source fix comes out changed, runs (its compile now succeeds) printing what the eager original
+prints, and a second fix changes nothing; a page whose workaround would change behaviour is left
+as it is."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_entry import invoke
+
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
+
+PAGES = Path(__file__).parent / "registry_pages"
+PYTHON = sys.executable
+# The pages graphweld fixes, and whether the fix is unsafe (applied with --unsafe-fixes).
+FIXED = {"gb0007": True, "gb0059": False, "gb0107": False, "gb0156": True, "gb0220": True, "gb0222": True, "gb4198": True}
+# GB0246: an explicit class count changes the output's shape; graphweld says so and leaves it.
+LEFT = ("gb0246",)
+
+
+def _eager_output(script: Path) -> str:
+    """What the program prints run eagerly (`torch.compile` off, as TORCH_COMPILE_DISABLE does)."""
+    env = {"TORCH_COMPILE_DISABLE": "1", "PATH": ""}
+    done = subprocess.run([PYTHON, script.name], cwd=script.parent, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_every_page_is_here():
+    assert {path.stem for path in PAGES.glob("gb*.py")} == set(FIXED) | set(LEFT)
+
+
+@pytest.mark.parametrize("page, unsafe", sorted(FIXED.items()))
+def test_a_page_with_a_source_fix_is_fixed_and_then_compiles(page: str, unsafe: bool, tmp_path: Path, monkeypatch):
+    script = tmp_path / f"{page}.py"
+    shutil.copy(PAGES / script.name, script)
+    monkeypatch.chdir(tmp_path)
+    eager = _eager_output(script)
+    assert subprocess.run([PYTHON, script.name], capture_output=True, timeout=300).returncode != 0, "the page's compile fails"
+    flags = ["--unsafe-fixes"] if unsafe else []
+    if unsafe:
+        # Safe fixes alone leave it as it is.
+        original = script.read_text()
+        invoke("fix", script.name, "--", PYTHON, script.name)
+        assert script.read_text() == original
+    result = invoke("fix", *flags, script.name, "--", PYTHON, script.name)
+    assert result.exit_code == 0, result.output
+    fixed = script.read_text()
+    assert fixed != (PAGES / script.name).read_text(), result.output
+    done = subprocess.run([PYTHON, script.name], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == eager
+    again = invoke("fix", *flags, script.name, "--", PYTHON, script.name)
+    assert again.exit_code == 0 and script.read_text() == fixed
+
+
+@pytest.mark.parametrize("page", LEFT)
+def test_a_page_whose_workaround_changes_behaviour_is_left_with_the_advice(page: str, tmp_path: Path, monkeypatch):
+    script = tmp_path / f"{page}.py"
+    shutil.copy(PAGES / script.name, script)
+    monkeypatch.chdir(tmp_path)
+    result = invoke("explain", "--format", "json", "--", PYTHON, script.name)
+    assert result.exit_code == 0, result.output
+    (site,) = json.loads(result.stdout)["sites"]
+    assert site["gb"] == "GB0246" and site["registry"].endswith("gb0246.html")
+    assert site["rule"] == "one-hot-fixed-classes" and "changes the output's shape" in site["action"]
+    invoke("fix", "--unsafe-fixes", script.name, "--", PYTHON, script.name)
+    assert script.read_text() == (PAGES / script.name).read_text()
