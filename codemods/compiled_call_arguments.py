@@ -64,7 +64,9 @@ class CompiledCallArguments(CallRewrite, Rule):
     finds = "a script's call of a compiled function passing `zip(...)`, `map(...)`, an iterator bound before and unused since, or a set `{a, b}` (GB0156, GB0811, GB0222)"
     rewrite = "pass `list(...)`, or the set as a list `[a, b]`"
     default = "unsafe: the items are all made before the call, and a set's order becomes the written one"
-    trigger_words = ("compile",)
+    # The iterators' names, and `({` for a set passed first: `compile` alone would make every
+    # file that compiles anything parse.
+    trigger_words = ("zip", "map", "filter", "iter", "enumerate", "reversed", "({")
     needs_breaker_call = False
     in_compiled_code_only = False
     # The break is inside the compiled function; the change is at its caller, on the break's stack.
