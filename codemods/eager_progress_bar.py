@@ -80,12 +80,11 @@ class EagerProgressBar(Rule):
         torch_name = self.context.torch_name()
         # iter_nodes prunes below its root only: a header that is a comprehension is left whole.
         headers = () if _is_nested(node.iter) else iter_nodes(node.iter, prune=_is_nested)
-        bar = next((call for call in headers if self._plain_iterable(call) is not None), None)
-        if bar is None or torch_name is None:
+        found = next(((call, plain) for call in headers if (plain := self._plain_iterable(call)) is not None), None)
+        if found is None or torch_name is None:
             return
+        bar, plain = found
         name = fresh_name("iterable", mentioned_names([function]))
-        plain = self._plain_iterable(bar)
-        assert plain is not None
         eager_bar = bar if self._qualified(bar) in _RANGES else bar.with_changes(args=[bar.args[0].with_changes(value=cst.Name(name)), *bar.args[1:]])
         bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], plain)], leading_lines=node.leading_lines)
         wrap = eager_only(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], eager_bar)]), torch_name)
