@@ -43,13 +43,14 @@ def test_the_next_fixes_of_failed_sites_are_verified_as_one_batch(tmp_path: Path
 
 
 def test_a_round_past_its_time_keeps_what_it_verified_and_lists_the_rest(tmp_path: Path):
-    # One second: the first run of the round (a process that imports torch) outlasts it.
-    result, steps = _fix(tmp_path, Settings(unsafe_fixes=True, round_seconds=1))
+    # No time at all: a one-second limit was outlasted by the first run only on slow machines (a
+    # warm fork server verifies a batch in under a second), so the test depended on the machine.
+    result, steps = _fix(tmp_path, Settings(unsafe_fixes=True, round_seconds=0))
     assert result.kept == {}
     assert result.rounds[0].out_of_time
-    not_tried = [item for item in result.dropped if item.why.startswith("not tried: the round ran past its 1 s")]
+    not_tried = [item for item in result.dropped if item.why.startswith("not tried: the round ran past its 0 s")]
     assert [item.change.rule for item in not_tried] == ["branch-to-where"] * 4
-    assert any("out of time (1 s)" in step for step in steps)
+    assert any("out of time (0 s)" in step for step in steps)
 
 
 def test_a_fix_that_overlapped_a_dropped_one_is_verified(tmp_path: Path):
