@@ -107,6 +107,10 @@ def test_explain_a_command_lists_the_breaks_in_the_module_it_imports(project: Pa
     # Each site links to its page of PyTorch's graph-break registry.
     assert sites[("model.py", 19)]["registry"] == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html"
     assert ("model.py", 6) in sites  # the print in the helper the forward calls
+    # Per id, whether graphweld fixes it, and with which rules.
+    by_gb = {entry["gb"]: entry for entry in data["by_gb"]}
+    assert by_gb["GB0059"]["fix"] == "fix" and "isolate-io" in by_gb["GB0059"]["rules"]
+    assert by_gb["GB0059"]["breaks"] >= 2 and by_gb["GB0059"]["registry"].endswith("gb0059.html")
     # A script given as the entry runs as a command.
     script = invoke("explain", "--format", "json", "train.py")
     assert script.exit_code == 0, script.output

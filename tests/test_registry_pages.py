@@ -70,8 +70,11 @@ def test_a_page_whose_workaround_changes_behaviour_is_left_with_the_advice(page:
     monkeypatch.chdir(tmp_path)
     result = invoke("explain", "--format", "json", "--", PYTHON, script.name)
     assert result.exit_code == 0, result.output
-    (site,) = json.loads(result.stdout)["sites"]
+    data = json.loads(result.stdout)
+    (site,) = data["sites"]
     assert site["gb"] == "GB0246" and site["registry"].endswith("gb0246.html")
+    # Per id: graphweld has no fix for it (the rule reports it and rewrites nothing).
+    assert [(entry["gb"], entry["fix"], entry["rules"]) for entry in data["by_gb"]] == [("GB0246", "none", [])]
     assert site["rule"] == "one-hot-fixed-classes" and "`num_classes=N`" in site["action"] and "registry's page" in site["action"]
     invoke("fix", "--unsafe-fixes", script.name, "--", PYTHON, script.name)
     assert script.read_text() == (PAGES / script.name).read_text()

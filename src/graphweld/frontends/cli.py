@@ -512,6 +512,7 @@ def explain(entry: str | None, device: str, compile_options: str | None, timeout
         break_sites_table,
         explained_sites,
         explanation_as_json,
+        fixes_by_gb_table,
         picture_table,
         print_fullgraph_failure,
         print_recompiles,
@@ -546,6 +547,7 @@ def explain(entry: str | None, device: str, compile_options: str | None, timeout
     if explained:
         where = f"{report.device}, " if report.device else ""
         out.print(break_sites_table(f"graph breaks ({where}torch {report.torch_version})", explained_sites(explained)))
+        out.print(fixes_by_gb_table(explained))
     else:
         out.print("No graph breaks.")
     out.print(picture_table("totals", report))

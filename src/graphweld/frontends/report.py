@@ -231,6 +231,36 @@ def sites_as_json(explained) -> list[dict[str, object]]:  # type: ignore[no-unty
     ]
 
 
+def fixes_by_gb(explained) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """Per GB id among a run's sites (in the order they first appear): its registry page, its
+    breaks, and whether graphweld has a fix for them here: "fix" (safe, at some site), "unsafe
+    fix" (only with --unsafe-fixes), or "none" (no rule fixes any of its sites)."""
+    by_gb: dict[str, dict[str, object]] = {}
+    for item in explained:
+        gb = item.site.gb or "(none)"
+        entry = by_gb.setdefault(gb, {"gb": gb, "registry": page_url(gb), "breaks": 0, "fix": "none", "rules": []})
+        entry["breaks"] = int(entry["breaks"]) + item.site.count  # type: ignore[call-overload]
+        kind = "fix" if item.action == "fix" else "unsafe fix" if item.action.startswith("unsafe fix") else None
+        if kind is None:
+            continue
+        if entry["fix"] != "fix":
+            entry["fix"] = kind
+        if item.rule not in entry["rules"]:  # type: ignore[operator]
+            entry["rules"].append(item.rule)  # type: ignore[attr-defined]
+    return list(by_gb.values())
+
+
+def fixes_by_gb_table(explained) -> Table:  # type: ignore[no-untyped-def]
+    """`graphweld explain`'s answer per GB id: a fix, an unsafe fix, or none, and by which rules."""
+    table = Table(title="by registry id", title_justify="left")
+    for column in ("GB", "breaks", "graphweld", "rules"):
+        table.add_column(column, no_wrap=column != "rules", overflow="fold")
+    for entry in fixes_by_gb(explained):
+        gb, url = str(entry["gb"]), entry["registry"]
+        table.add_row(Text(gb, style=f"link {url}") if url else gb, str(entry["breaks"]), str(entry["fix"]), ", ".join(entry["rules"]))  # type: ignore[arg-type]
+    return table
+
+
 def picture(report) -> dict[str, object]:  # type: ignore[no-untyped-def]
     """What a run's compile looked like, as numbers: who compiled it, graphs, ops, skipped frames,
     graph breaks and their sites, recompiles, and whether fullgraph=True compiles (None: not
@@ -590,6 +620,7 @@ def explanation_as_json(report, explained, trials) -> str:  # type: ignore[no-un
         "device": report.device, "torch": report.torch_version, **picture(report),
         "fullgraph_error": report.fullgraph_error,
         "sites": sites_as_json(explained),
+        "by_gb": fixes_by_gb(explained),
         "recompile_sites": recompiles_as_json(report),
         "capture_settings": trials_as_json(trials),
     }, indent=2)
