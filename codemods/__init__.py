@@ -45,6 +45,7 @@ RULE_MODULES = (
     "sort_items_by_key",
     "clone_not_deepcopy",
     "random_out_of_place",
+    "reduce_not_tolist",
     "eager_progress_bar",
     "data_dtype_rebind",
     "compiled_call_arguments",
