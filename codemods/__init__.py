@@ -50,6 +50,7 @@ RULE_MODULES = (
     "eager_progress_bar",
     "data_dtype_rebind",
     "compiled_call_arguments",
+    "list_for_hasattr",
     "branch_to_where",
     "branch_to_cond",
     "while_to_while_loop",

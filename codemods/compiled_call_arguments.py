@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.iterators import LAZY_ITERATORS, as_list, is_iterator_call, iterators_bound_before
 from graphweld.call_rewrite import CallRewrite
 from graphweld.rule import Rule, Safety
-from graphweld.walk import iter_nodes
-
-# Builtins that make a lazy iterator, which Dynamo cannot take as an input.
-_ITERATORS = frozenset(("zip", "map", "filter", "iter", "enumerate", "reversed"))
 _COMPILE = "torch.compile"
 
 
@@ -76,7 +73,7 @@ class CompiledCallArguments(CallRewrite, Rule):
     def replacement(self, call: cst.Call, statement: cst.BaseStatement) -> cst.BaseExpression | None:
         if not isinstance(call.func, cst.Name) or call.func.value not in self._compiled_names():
             return None
-        iterators = self._iterators_bound_before(statement)
+        iterators = iterators_bound_before(self.context.current_function or self.context.module, statement)
         changed = False
         args = []
         for arg in call.args:
@@ -86,10 +83,8 @@ class CompiledCallArguments(CallRewrite, Rule):
                 continue
             if isinstance(value, cst.Set):
                 value, changed = cst.List(elements=value.elements, lpar=value.lpar, rpar=value.rpar), True
-            elif (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in _ITERATORS) or (
-                isinstance(value, cst.Name) and value.value in iterators
-            ):
-                value, changed = cst.Call(func=cst.Name("list"), args=[cst.Arg(value)]), True
+            elif is_iterator_call(value) or (isinstance(value, cst.Name) and value.value in iterators):
+                value, changed = as_list(value), True
             args.append(arg.with_changes(value=value))
         return call.with_changes(args=args) if changed else None
 
@@ -120,24 +115,3 @@ class CompiledCallArguments(CallRewrite, Rule):
                         names.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
         self._compiled = names
         return names
-
-    def _iterators_bound_before(self, statement: cst.BaseStatement) -> set[str]:
-        """The names bound to a lazy iterator earlier in the statement's block and not mentioned
-        since: the call would be the first to consume them."""
-        scope = self.context.current_function or self.context.module
-        body = scope.body.body if isinstance(scope, cst.FunctionDef) and isinstance(scope.body, cst.IndentedBlock) else getattr(scope, "body", ())
-        index = next((i for i, candidate in enumerate(body) if candidate is statement), None)
-        if index is None:
-            return set()
-        found: set[str] = set()
-        mentioned: set[str] = set()
-        for previous in reversed(body[:index]):
-            if isinstance(previous, cst.SimpleStatementLine) and len(previous.body) == 1 and isinstance(previous.body[0], cst.Assign):
-                assign = previous.body[0]
-                value = assign.value
-                if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in _ITERATORS:
-                    found.update(
-                        t.target.value for t in assign.targets if isinstance(t.target, cst.Name) and t.target.value not in mentioned
-                    )
-            mentioned.update(node.value for node in iter_nodes(previous) if isinstance(node, cst.Name))
-        return found
