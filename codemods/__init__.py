@@ -41,7 +41,7 @@ RULE_MODULES = (
     "equality_shortcut",
     "requires_grad_eager",
     "constant_requires_grad",
-    "requires_grad_outside_region",
+    "leaf_outside_region",
     "eager_only_default",
     "sort_items_by_key",
     "clone_not_deepcopy",

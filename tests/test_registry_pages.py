@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
 PAGES = Path(__file__).parent / "registry_pages"
 PYTHON = sys.executable
 # The pages graphweld fixes, and whether the fix is unsafe (applied with --unsafe-fixes).
-FIXED = {"gb0007": True, "gb0059": False, "gb0107": False, "gb0109": True, "gb0150": True, "gb0206": False, "gb0156": True, "gb0220": True, "gb0222": True, "gb4198": True}
+FIXED = {"gb0007": True, "gb0059": False, "gb0107": False, "gb0109": True, "gb0150": True, "gb0206": False, "gb0264": False, "gb0156": True, "gb0220": True, "gb0222": True, "gb4198": True}
 # GB0246: an explicit class count changes the output's shape; graphweld says so and leaves it.
 LEFT = ("gb0246",)
 

@@ -51,6 +51,11 @@ class _Instrumentation:
         import torch._dynamo
 
         self.torch = torch
+        import torch._inductor.config as inductor_config
+
+        # Inductor's random ops draw what eager ones draw (as in an entry's run): a rewrite that
+        # moves a draw into or out of a graph then prints the same numbers, and is judged on them.
+        inductor_config.fallback_random = True
         options = apply_dynamo_settings(torch, dict(self.request.get("compile_options", {})))
         self.log = collect_dynamo_log(torch)
         self.graphs = GraphCounter().__enter__()

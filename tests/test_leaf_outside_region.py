@@ -1,7 +1,8 @@
-"""requires-grad-outside-region, compiled: setting `requires_grad` in a compiled function fails a
-`fullgraph=True` compile (GB0206, the registry page's program) and breaks the graph otherwise;
-split around it, the function's compiled pieces compile whole, with the same outputs and the same
-gradients with respect to the marked tensor."""
+"""leaf-outside-region, compiled: making an autograd leaf in a compiled function (setting
+`requires_grad`, GB0206; building an `nn.Parameter`, GB0264: the registry pages' programs) fails
+a `fullgraph=True` compile and breaks the graph otherwise; split around it, the function's
+compiled pieces compile whole, with the same outputs and the same gradients with respect to the
+leaf."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from graphweld.engine import fix_text
 # Depends on what Dynamo does: run again on the current torch release by CI (docs/development.md).
 pytestmark = pytest.mark.dynamo
 
-GOLDEN = Path(__file__).parent / "golden" / "requires-grad-outside-region"
+GOLDEN = Path(__file__).parent / "golden" / "leaf-outside-region"
 
 
 def _compiled_modules(case: str) -> tuple[types.ModuleType, types.ModuleType, list[torch.fx.GraphModule]]:
@@ -119,3 +120,35 @@ def test_each_form_compiles_in_whole_pieces_with_the_same_gradients(case: str):
     assert len(graphs) == len(pieces) and not counters["graph_break"]
     for value, reference in zip(got, expected):
         torch.testing.assert_close(value, reference)
+
+
+def test_the_parameter_page_program_compiles_with_fullgraph_and_returns_the_parameter():
+    original, fixed, graphs = _compiled_modules("registry_page_parameter")
+    x = torch.randn(3, 3)
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="Parameter"):
+        original.fn(x)
+    torch.manual_seed(0)
+    param, total = fixed.fn(x)
+    torch.manual_seed(0)
+    expected = torch.randn_like(x)
+    assert isinstance(param, torch.nn.Parameter) and len(graphs) == 1
+    torch.testing.assert_close(param.detach(), expected, rtol=0, atol=0)
+    torch.testing.assert_close(total.detach(), expected + x, rtol=0, atol=0)
+
+
+def test_an_adversarial_step_gets_the_eager_loss_and_perturbation_gradient():
+    original, fixed, graphs = _compiled_modules("adversarial_perturbation_parameter")
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 3)
+    x, target = torch.randn(5, 4), torch.tensor([0, 1, 2, 0, 1])
+    counters.clear()
+    loss, delta = original.Attack(model).perturbed_loss(x, target)
+    assert sum(counters["graph_break"].values()) >= 1
+    (expected_grad,) = torch.autograd.grad(loss, delta)
+    graphs.clear()
+    counters.clear()
+    torch._dynamo.reset()
+    got, got_delta = fixed.Attack(model).perturbed_loss(x, target)
+    assert len(graphs) == 1 and not counters["graph_break"]
+    torch.testing.assert_close(got, loss)
+    torch.testing.assert_close(torch.autograd.grad(got, got_delta)[0], expected_grad)
