@@ -35,6 +35,7 @@ RULE_MODULES = (
     "local_buffer_cast",
     "buffer_as_number",
     "scalar_tensor_index",
+    "item_stays_tensor",
     "arange_loop",
     "numpy_on_numbers",
     "memo_bypass",

@@ -1,0 +1,15 @@
+# settings: unsafe_fixes=true
+# A feature normaliser reads the batch's mean and standard deviation as numbers and subtracts and
+# divides by them (an audio front end's per-utterance normalisation).
+import torch
+from torch import nn
+
+
+class Norm(nn.Module):
+    def forward(self, x):
+        mean = x.mean().detach().reshape(())
+        std = x.std().detach().reshape(())
+        return (x - mean) / std
+
+
+model = torch.compile(Norm())
