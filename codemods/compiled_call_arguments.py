@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphweld.analysis.iterators import LAZY_ITERATORS, as_list, is_iterator_call, iterators_bound_before
+from graphweld.analysis.iterators import as_list, is_iterator_call, iterators_bound_before
 from graphweld.call_rewrite import CallRewrite
 from graphweld.rule import Rule, Safety
 _COMPILE = "torch.compile"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.names import bare_method_call
 from graphweld.analysis.scopes import SCOPE_NODES
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -87,18 +88,14 @@ class ItemStaysTensor(Rule):
         if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
             return
         call = assign.value
-        if not (
-            isinstance(call, cst.Call)
-            and not call.args
-            and isinstance(call.func, cst.Attribute)
-            and call.func.attr.value == "item"
-        ):
+        tensor = bare_method_call(call, "item")
+        if tensor is None:
             return
         name = assign.targets[0].target.value
         values = self.context.function_values(function)
         if values.single_value(name) is not call or not _only_arithmetic_uses(function, name):
             return
-        detached = cst.Call(func=cst.Attribute(value=call.func.value, attr=cst.Name("detach")))
+        detached = cst.Call(func=cst.Attribute(value=tensor, attr=cst.Name("detach")))
         value = cst.Call(func=cst.Attribute(value=detached, attr=cst.Name("reshape")), args=[cst.Arg(cst.Tuple([]))])
         self.propose(
             node,

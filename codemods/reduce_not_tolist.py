@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.names import bare_method_call
 from graphweld.call_rewrite import CallRewrite
 from graphweld.rule import Rule, Safety
 
@@ -74,16 +75,10 @@ class ReduceNotTolist(CallRewrite, Rule):
             return None
         if not self.context.breaks_per_run(statement):
             return None
-        listed = call.args[0].value
-        if not (
-            isinstance(listed, cst.Call)
-            and not listed.args
-            and isinstance(listed.func, cst.Attribute)
-            and listed.func.attr.value == "tolist"
-        ):
+        tensor = bare_method_call(call.args[0].value, "tolist")
+        if tensor is None:
             return None
-        tensor = listed.func.value
-        if not _is_detached(tensor):
+        if bare_method_call(tensor, "detach") is None:
             # A Python number carries no gradient: neither does the reduction of the detached tensor.
             tensor = cst.Call(func=cst.Attribute(value=tensor, attr=cst.Name("detach")))
         return cst.Call(func=cst.Attribute(value=tensor, attr=cst.Name(_REDUCTIONS[call.func.value])))
@@ -96,7 +91,3 @@ class ReduceNotTolist(CallRewrite, Rule):
             "result is a 0-dim tensor, not a Python number)"
         )
 
-
-def _is_detached(tensor: cst.BaseExpression) -> bool:
-    """Whether the expression is `<something>.detach()`."""
-    return isinstance(tensor, cst.Call) and isinstance(tensor.func, cst.Attribute) and tensor.func.attr.value == "detach" and not tensor.args

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphweld.analysis.names import bare_method_call
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -108,16 +109,10 @@ class SortItemsByKey(Rule):
             and all(arg.keyword is not None and arg.keyword.value == "reverse" for arg in node.args[1:])
         ):
             return False
-        items = node.args[0].value
-        if not (
-            isinstance(items, cst.Call)
-            and not items.args
-            and isinstance(items.func, cst.Attribute)
-            and items.func.attr.value == "items"
-            and isinstance(items.func.value, cst.Name)
-        ):
+        mapping = bare_method_call(node.args[0].value, "items")
+        if not isinstance(mapping, cst.Name):
             return False
-        return _is_dict(items.func.value.value, function, self.context.function_values(function))
+        return _is_dict(mapping.value, function, self.context.function_values(function))
 
 
 def _is_nested_definition(node: cst.CSTNode) -> bool:

@@ -50,6 +50,14 @@ def is_literal_constant(value: cst.BaseExpression) -> bool:
     return False
 
 
+def bare_method_call(node: cst.CSTNode, method: str) -> cst.BaseExpression | None:
+    """The receiver of `receiver.method()` called with no arguments (`t.item()`, `d.items()`);
+    None for anything else."""
+    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == method:
+        return node.func.value
+    return None
+
+
 def root_expression(node: cst.BaseExpression) -> cst.BaseExpression:
     """What an attribute, subscript or call chain starts from: `h` for `h.abs()[0].sum()`."""
     while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
