@@ -6,6 +6,7 @@ import libcst as cst
 
 from graphweld.analysis.names import bare_method_call
 from graphweld.analysis.scopes import SCOPE_NODES
+from graphweld.call_rewrite import with_calls_replaced
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -22,12 +23,15 @@ class ItemStaysTensor(Rule):
     In a compiled region, `v = t.item()` (whatever the expression `t` is) where every later
     use of `v` in the function is arithmetic (`+`, `-`, `*`, `/`, `**`, and `x += v` and the
     other in-place forms) that meets an operand other than Python literals (`x - v`,
-    `x * (1 - v)`): a mean and a
-    standard deviation read to normalise features, a temperature read from a learned
-    log-temperature to scale logits, a loss weight read from a buffer, an advantage's mean in a
-    policy update. It becomes `v = t.detach().reshape(())`: the same value as a 0-dim tensor,
-    as detached from autograd as the Python number was, and an error where `t` has more than
-    one element, as `.item()` raises.
+    `x * (1 - v)`), and `t.item()` read inline as such an operand (`logits /
+    self.temperature.item()`): a mean and a standard deviation read to normalise features, a
+    temperature read from a learned log-temperature to scale logits, a loss weight read from a
+    buffer, an advantage's mean in a policy update. Where an operand it meets is a tensor as the
+    code shows (an annotated parameter, a factory's result), or where a run saw the graph break
+    at the read; an operand that may be a Python number (a running total, a size) would make the
+    tensor flow into Python code. It becomes `t.detach().reshape(())`: the same value as a
+    0-dim tensor, as detached from autograd as the Python number was, and an error where `t`
+    has more than one element, as `.item()` raises.
 
     ## Why the graph breaks
     Dynamo does not trace `Tensor.item()` with `capture_scalar_outputs` off, the default
@@ -66,14 +70,15 @@ class ItemStaysTensor(Rule):
     default float dtype, and two 0-dim operands promote as tensors. A value read from a CUDA
     tensor stays on the GPU, where a CPU tensor operated with it fails. Every change is verified
     by a run where there is one. Left alone: a value used in any other way (a branch, a size, a
-    call's argument, returned, formatted), used in a nested function, or bound more than once.
+    call's argument, returned, formatted), used in a nested function, bound more than once, or
+    meeting only literals (`steps.item() + 1`).
     """
 
     id = "item-stays-tensor"
     reference = "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0124.html"
     summary = "Keep a scalar read with `.item()` a 0-dim tensor where it only re-enters tensor arithmetic"
     # The docs' table of rules (generated from these): what it finds, how it rewrites, its default.
-    finds = "`v = t.item()` in a compiled region whose every use is tensor arithmetic (GB0124)"
+    finds = "`v = t.item()` whose every use is tensor arithmetic, and `t.item()` read inline as its operand, in a compiled region (GB0124)"
     rewrite = "`v = t.detach().reshape(())`: the same value as a 0-dim tensor, no gradient, as before"
     default = "unsafe: a 0-dim tensor promotes types slightly differently from a Python number, and stays on its device"
     trigger_words = (".item()",)
@@ -84,45 +89,73 @@ class ItemStaysTensor(Rule):
         function = self.context.current_function
         if function is None or not self.context.in_compiled_region or len(node.body) != 1:
             return
-        assign = node.body[0]
-        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
-            return
-        call = assign.value
-        tensor = bare_method_call(call, "item")
-        if tensor is None:
-            return
-        name = assign.targets[0].target.value
         values = self.context.function_values(function)
-        if values.single_value(name) is not call or not _only_arithmetic_uses(function, name):
-            return
-        detached = cst.Call(func=cst.Attribute(value=tensor, attr=cst.Name("detach")))
-        value = cst.Call(func=cst.Attribute(value=detached, attr=cst.Name("reshape")), args=[cst.Arg(cst.Tuple([]))])
+        assign = node.body[0]
+        bound = bare_method_call(assign.value, "item") if isinstance(assign, cst.Assign) else None
+        if isinstance(assign, cst.Assign) and bound is not None:
+            if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+                return
+            name = assign.targets[0].target.value
+            met = _operands_met(function, name) if values.single_value(name) is assign.value else None
+            if not met or not self._evident(node, met, values):
+                return
+            replaced = node.with_changes(body=[assign.with_changes(value=_as_tensor(bound))])
+            anchor, what = assign.value, f"`{name}` only re-enters"
+        else:
+            # `.item()` read inline as an operand of tensor arithmetic: `x / self.temperature.item()`.
+            parents = _parents(node)
+            calls = {}
+            for found in iter_nodes(node, prune=lambda n: isinstance(n, SCOPE_NODES)):
+                tensor = bare_method_call(found, "item")
+                other = _met_operand(found, parents) if tensor is not None else None
+                if other is not None:
+                    calls[id(found)] = (found, tensor, other)
+            if not calls or not self._evident(node, [other for _, _, other in calls.values()], values):
+                return
+            replaced = with_calls_replaced(node, {key: _as_tensor(tensor) for key, (_, tensor, _) in calls.items()})
+            anchor, what = next(iter(calls.values()))[0], "it only enters"
         self.propose(
             node,
-            [node.with_changes(body=[assign.with_changes(value=value)])],
-            anchor=call,
+            [replaced],
+            anchor=anchor,
             message=(
-                f"`{self.context.code(call)}` reads a number out of a tensor, which Dynamo does not trace (GB0124), and `{name}` "
-                "only re-enters tensor arithmetic; keep it a 0-dim tensor, `.detach().reshape(())` (unsafe: a 0-dim tensor "
+                f"`{self.context.code(anchor)}` reads a number out of a tensor, which Dynamo does not trace (GB0124), and "
+                f"{what} tensor arithmetic; keep it a 0-dim tensor, `.detach().reshape(())` (unsafe: a 0-dim tensor "
                 "promotes types slightly differently from a Python number)"
             ),
             safety=Safety.UNSAFE,
         )
 
+    def _evident(self, statement: cst.SimpleStatementLine, met: list[cst.BaseExpression], values) -> bool:  # type: ignore[no-untyped-def]
+        """Whether the arithmetic is known to be a tensor's: an operand the code shows is a
+        tensor, or a run that saw the graph break at the read (a number there would be read
+        anyway, but a Python operand would make the 0-dim tensor flow into Python code)."""
+        return any(values.is_tensor(other) for other in met) or self.context.breaks_per_run(statement)
 
-def _only_arithmetic_uses(function: cst.FunctionDef, name: str) -> bool:
-    """Whether every read of `name` in the function is an operand of tensor arithmetic, with at
-    least one, and none in a nested scope. A read is one when the arithmetic it is an operand of
-    (through `1 - v` and the like, parentheses too) meets an operand that is not made of Python
-    literals and `name` alone: `x - v`, `x * (1 - v)`, `x /= v`."""
+
+def _as_tensor(tensor: cst.BaseExpression) -> cst.Call:
+    """`tensor.detach().reshape(())`."""
+    detached = cst.Call(func=cst.Attribute(value=tensor, attr=cst.Name("detach")))
+    return cst.Call(func=cst.Attribute(value=detached, attr=cst.Name("reshape")), args=[cst.Arg(cst.Tuple([]))])
+
+
+def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
     parents: dict[int, cst.CSTNode] = {}
-    not_reads: set[int] = set()
-    reads: list[cst.Name] = []
-    for node in iter_nodes(function.body):
-        if isinstance(node, SCOPE_NODES) and any(isinstance(n, cst.Name) and n.value == name for n in iter_nodes(node)):
-            return False
+    for node in iter_nodes(root):
         for child in node.children:
             parents[id(child)] = node
+    return parents
+
+
+def _operands_met(function: cst.FunctionDef, name: str) -> list[cst.BaseExpression] | None:
+    """For every read of `name` in the function, the operand its arithmetic meets (see
+    `_met_operand`); None when a read is anything else or in a nested scope, or there is none."""
+    parents = _parents(function.body)
+    not_reads: set[int] = set()
+    met: list[cst.BaseExpression] = []
+    for node in iter_nodes(function.body):
+        if isinstance(node, SCOPE_NODES) and any(isinstance(n, cst.Name) and n.value == name for n in iter_nodes(node)):
+            return None
         if isinstance(node, cst.Attribute):
             not_reads.add(id(node.attr))
         elif isinstance(node, (cst.AssignTarget, cst.AugAssign)):
@@ -130,27 +163,33 @@ def _only_arithmetic_uses(function: cst.FunctionDef, name: str) -> bool:
         elif isinstance(node, cst.Arg) and node.keyword is not None:
             not_reads.add(id(node.keyword))
         elif isinstance(node, cst.Name) and node.value == name and id(node) not in not_reads:
-            reads.append(node)
-    return bool(reads) and all(_meets_a_tensor(read, parents, name) for read in reads)
+            other = _met_operand(node, parents, name)
+            if other is None:
+                return None
+            met.append(other)
+    return met or None
 
 
-def _meets_a_tensor(read: cst.Name, parents: dict[int, cst.CSTNode], name: str) -> bool:
+def _met_operand(read: cst.BaseExpression, parents: dict[int, cst.CSTNode], name: str | None = None) -> cst.BaseExpression | None:
+    """The operand that the arithmetic `read` is an operand of meets, climbing through `1 - v`
+    and the like (parentheses too), when it is not made of Python literals and `name` alone:
+    `x` in `x - v`, `x * (1 - v)` and `x /= v`; None when the read is not such an operand."""
     node: cst.CSTNode = read
     while True:
         parent = parents.get(id(node))
         if isinstance(parent, cst.AugAssign):
-            return node is parent.value and isinstance(parent.operator, _IN_PLACE)
+            return parent.target if node is parent.value and isinstance(parent.operator, _IN_PLACE) else None
         if not (isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, _ARITHMETIC)):
-            return False
+            return None
         other = parent.right if node is parent.left else parent.left
         if not _made_of_literals(other, name):
-            return True
+            return other
         node = parent
 
 
-def _made_of_literals(node: cst.BaseExpression, name: str) -> bool:
-    """Whether the expression is Python literals and `name` combined by operators."""
-    if isinstance(node, _PYTHON_VALUES) or _is_name(node, name):
+def _made_of_literals(node: cst.BaseExpression, name: str | None) -> bool:
+    """Whether the expression is Python literals (and `name`) combined by operators."""
+    if isinstance(node, _PYTHON_VALUES) or (name is not None and _is_name(node, name)):
         return True
     if isinstance(node, cst.BinaryOperation):
         return _made_of_literals(node.left, name) and _made_of_literals(node.right, name)
@@ -161,3 +200,4 @@ def _made_of_literals(node: cst.BaseExpression, name: str) -> bool:
 
 def _is_name(node: cst.BaseExpression, name: str) -> bool:
     return isinstance(node, cst.Name) and node.value == name
+

@@ -39,6 +39,7 @@ def _graphs_over_two_values(target, inputs):  # type: ignore[no-untyped-def]
         ("normalise_features", lambda m: m.Norm(), [(torch.randn(16),), (torch.randn(16) * 3,)]),
         ("advantage_in_place", lambda m: m.normalised_advantages, [(torch.randn(8), torch.zeros(8)), (torch.randn(8) * 2, torch.ones(8))]),
         ("loss_weight_buffer", lambda m: m.WeightedLoss(), [(torch.randn(4), torch.randn(4)), (torch.randn(4), torch.randn(4))]),
+        ("inline_reads", lambda m: m.Head(), [(torch.randn(2, 3), torch.tensor([1.0, 0.0, 1.0])), (torch.randn(2, 3), torch.tensor([1.0, 1.0, 0.0]))]),
     ],
 )
 def test_each_form_compiles_once_into_one_graph_with_the_same_outputs(case: str, target, inputs):

@@ -76,6 +76,11 @@ class CallRewrite:
         self.propose(statement, [new_statement], anchor=first, message=self.message(first, statement), safety=self.safety)  # type: ignore[attr-defined]
 
 
+def with_calls_replaced(node: cst.CSTNode, replaced: dict[int, cst.BaseExpression]) -> cst.CSTNode:
+    """`node` with each call whose `id` is a key of `replaced` replaced by its value."""
+    return node.visit(_Replace(replaced))
+
+
 class _Replace(cst.CSTTransformer):
     def __init__(self, replaced: dict[int, cst.BaseExpression]) -> None:
         self.replaced = replaced

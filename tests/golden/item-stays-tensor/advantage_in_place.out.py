@@ -1,4 +1,4 @@
-# settings: unsafe_fixes=true
+# settings: unsafe_fixes=true site_lines=10,11
 # A policy update centres and scales its advantages with numbers read from them, in place (an
 # actor-critic library's normalisation), in a compiled function.
 import torch

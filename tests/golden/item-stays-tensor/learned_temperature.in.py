@@ -1,4 +1,4 @@
-# settings: unsafe_fixes=true
+# settings: unsafe_fixes=true site_lines=14
 # A contrastive head scales its logits by a learned temperature read as a number from its
 # log-parameter (a CLIP-style loss's form); the logits keep their gradient, the temperature had none.
 import torch

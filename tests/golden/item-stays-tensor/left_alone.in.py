@@ -1,4 +1,4 @@
-# settings: unsafe_fixes=true
+# settings: unsafe_fixes=true site_lines=9,12,14,15,16,18,20,22
 # Left alone: a value that decides a branch, sizes a tensor, is returned, is formatted, meets only
 # a literal, is used in a nested function or a comprehension, or is bound twice; and eager code.
 import torch

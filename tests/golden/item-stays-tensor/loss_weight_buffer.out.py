@@ -1,4 +1,4 @@
-# settings: unsafe_fixes=true
+# settings: unsafe_fixes=true site_lines=14
 # A loss whose weight is a buffer updated by a schedule, read as a number before it weights the
 # two terms (an auxiliary-loss warm-up's form); both uses meet tensors.
 import torch

@@ -1,4 +1,4 @@
-# settings: unsafe_fixes=true
+# settings: unsafe_fixes=true site_lines=10,11
 # A feature normaliser reads the batch's mean and standard deviation as numbers and subtracts and
 # divides by them (an audio front end's per-utterance normalisation).
 import torch

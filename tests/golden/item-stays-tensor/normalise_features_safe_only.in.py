@@ -1,4 +1,4 @@
-# settings: unsafe_fixes=false
+# settings: unsafe_fixes=false site_lines=9,10
 # Without --unsafe-fixes: the fix is unsafe (type promotion of a 0-dim tensor), so no change.
 import torch
 from torch import nn
