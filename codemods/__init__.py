@@ -31,6 +31,7 @@ RULE_MODULES = (
     "one_hot_fixed_classes",
     "loss_ignore_index",
     "masked_accumulate",
+    "masked_reduction",
     "block_diagonal_attention",
     "local_buffer_cast",
     "buffer_as_number",

@@ -1,0 +1,16 @@
+# settings: unsafe_fixes=false site_lines=14
+# Without --unsafe-fixes: the fix is unsafe (exact only for a mask of the tensor's shape): no change.
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class TokenLoss(nn.Module):
+    def forward(self, logits, labels):
+        flat_labels = labels.reshape(-1)
+        losses = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), flat_labels.clamp(min=0), reduction="none")
+        counted = flat_labels != -100
+        return losses[counted].mean()
+
+
+loss_fn = torch.compile(TokenLoss())
