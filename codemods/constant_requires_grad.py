@@ -7,7 +7,7 @@ import libcst as cst
 from graphweld.analysis.scopes import own_statements
 from graphweld.analysis.tensors import FACTORIES
 from graphweld.rule import Rule, Safety
-from graphweld.walk import children, iter_nodes
+from graphweld.walk import iter_nodes, parents_of
 
 # Tensor methods that make such a tensor like the one they are called on.
 _NEW_METHODS = frozenset(("new_tensor", "new_zeros", "new_ones", "new_full", "new_empty"))
@@ -159,10 +159,7 @@ def _only_combined_or_returned(function: cst.FunctionDef, name: str) -> bool:
     """Whether every read of `name` in the function (nested functions and lambdas included) is
     an operand of arithmetic or what a `return` gives back (itself or an element of a returned
     tuple), and it is never updated in place (`name += ...`) or deleted."""
-    parents: dict[int, cst.CSTNode] = {}
-    for parent in iter_nodes(function.body):
-        for child in children(parent):
-            parents[id(child)] = parent
+    parents = parents_of(function.body)
     for node in iter_nodes(function.body):
         if isinstance(node, (cst.AugAssign, cst.Del)) and isinstance(node.target, cst.Name) and node.target.value == name:
             return False

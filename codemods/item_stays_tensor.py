@@ -8,7 +8,7 @@ from graphweld.analysis.names import bare_method_call
 from graphweld.analysis.scopes import SCOPE_NODES
 from graphweld.call_rewrite import with_calls_replaced
 from graphweld.rule import Rule, Safety
-from graphweld.walk import iter_nodes
+from graphweld.walk import iter_nodes, parents_of
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _IN_PLACE = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
@@ -103,7 +103,7 @@ class ItemStaysTensor(Rule):
             anchor, what = assign.value, f"`{name}` only re-enters"
         else:
             # `.item()` read inline as an operand of tensor arithmetic: `x / self.temperature.item()`.
-            parents = _parents(node)
+            parents = parents_of(node)
             calls = {}
             for found in iter_nodes(node, prune=lambda n: isinstance(n, SCOPE_NODES)):
                 tensor = bare_method_call(found, "item")
@@ -139,18 +139,10 @@ def _as_tensor(tensor: cst.BaseExpression) -> cst.Call:
     return cst.Call(func=cst.Attribute(value=detached, attr=cst.Name("reshape")), args=[cst.Arg(cst.Tuple([]))])
 
 
-def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
-    parents: dict[int, cst.CSTNode] = {}
-    for node in iter_nodes(root):
-        for child in node.children:
-            parents[id(child)] = node
-    return parents
-
-
 def _operands_met(function: cst.FunctionDef, name: str) -> list[cst.BaseExpression] | None:
     """For every read of `name` in the function, the operand its arithmetic meets (see
     `_met_operand`); None when a read is anything else or in a nested scope, or there is none."""
-    parents = _parents(function.body)
+    parents = parents_of(function.body)
     not_reads: set[int] = set()
     met: list[cst.BaseExpression] = []
     for node in iter_nodes(function.body):

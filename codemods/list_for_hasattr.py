@@ -109,16 +109,13 @@ class ListForHasattr(CallRewrite, Rule):
         )
 
     def _callee(self, call: cst.Call) -> cst.FunctionDef | None:
-        """The function a call by plain name calls: one nested in the caller, or the module's own."""
-        if not isinstance(call.func, cst.Name):
-            return None
-        name = call.func.value
+        """The plain function a call by plain name calls: one nested in the caller (or an
+        enclosing function), or the module's own; not a module instance's `forward`."""
         function = self.context.current_function
-        info = self.context.regions.function_info(function) if function is not None else None
-        if info is not None and name in info.nested:
-            return info.nested[name].node
-        found = self.context.regions.module_function(name)
-        return found.node if found is not None else None
+        if not isinstance(call.func, cst.Name) or function is None:
+            return None
+        found = self.context.regions.resolve_call(call, function)
+        return found[0].node if len(found) == 1 and found[0].cls is None else None
 
 
 def _hasattr_parameters(function: cst.FunctionDef) -> set[str]:

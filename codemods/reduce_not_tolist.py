@@ -9,7 +9,7 @@ from graphweld.call_rewrite import CallRewrite
 from graphweld.rule import Rule, Safety
 
 # The builtins over a tensor's Python list that the tensor's own reduction computes.
-_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
+_REDUCTIONS = frozenset(("sum", "max", "min"))
 
 
 class ReduceNotTolist(CallRewrite, Rule):
@@ -81,13 +81,13 @@ class ReduceNotTolist(CallRewrite, Rule):
         if bare_method_call(tensor, "detach") is None:
             # A Python number carries no gradient: neither does the reduction of the detached tensor.
             tensor = cst.Call(func=cst.Attribute(value=tensor, attr=cst.Name("detach")))
-        return cst.Call(func=cst.Attribute(value=tensor, attr=cst.Name(_REDUCTIONS[call.func.value])))
+        return cst.Call(func=cst.Attribute(value=tensor, attr=cst.Name(call.func.value)))
 
     def message(self, call: cst.Call, statement: cst.BaseStatement) -> str:
         reduction = call.func.value  # type: ignore[attr-defined]
         return (
             f"`{self.context.code(call)}` reads a tensor's values into Python, which Dynamo does not trace for a "
-            f"floating-point tensor (GB0109); reduce it in the graph with `.detach().{_REDUCTIONS[reduction]}()` (unsafe: the "
+            f"floating-point tensor (GB0109); reduce it in the graph with `.detach().{reduction}()` (unsafe: the "
             "result is a 0-dim tensor, not a Python number)"
         )
 

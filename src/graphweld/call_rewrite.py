@@ -69,10 +69,10 @@ class CallRewrite:
         if first is None:
             return
         if rebuild is None:  # a `with` header: its items are rebuilt one by one
-            items = [item.with_changes(item=item.item.visit(_Replace(replaced))) for item in statement.items]  # type: ignore[attr-defined]
+            items = [item.with_changes(item=with_calls_replaced(item.item, replaced)) for item in statement.items]  # type: ignore[attr-defined]
             new_statement = statement.with_changes(items=items)
         else:
-            new_statement = rebuild(part.visit(_Replace(replaced)))
+            new_statement = rebuild(with_calls_replaced(part, replaced))
         self.propose(statement, [new_statement], anchor=first, message=self.message(first, statement), safety=self.safety)  # type: ignore[attr-defined]
 
 

@@ -89,6 +89,15 @@ def iter_nodes(root: cst.CSTNode, prune: Callable[[cst.CSTNode], bool] | None = 
         stack.extend(below)
 
 
+def parents_of(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
+    """Each node below `root` (by `id`) -> the node it is a child of."""
+    parents: dict[int, cst.CSTNode] = {}
+    for node in iter_nodes(root):
+        for child in children(node):
+            parents[id(child)] = node
+    return parents
+
+
 def walk(
     root: cst.CSTNode,
     enter: Callable[[cst.CSTNode], bool],

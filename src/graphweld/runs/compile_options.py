@@ -35,6 +35,14 @@ def apply_dynamo_settings(torch: Any, options: dict[str, Any]) -> dict[str, Any]
     return options
 
 
+def draw_as_eager() -> None:
+    """Inductor's random ops draw what eager ones draw (its `fallback_random`), in every run: a
+    rewrite that moves a draw into or out of a graph is then judged on the same numbers."""
+    import torch._inductor.config as inductor_config
+
+    inductor_config.fallback_random = True
+
+
 def resume_settings_off(torch: Any) -> list[str]:
     """RESUME_SETTINGS this torch has, and has off: measured for any run that breaks."""
     return [name for name in RESUME_SETTINGS if getattr(torch._dynamo.config, name, None) is False]

@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any
 
-from graphweld.runs.compile_options import apply_dynamo_settings
+from graphweld.runs.compile_options import apply_dynamo_settings, draw_as_eager
 from graphweld.runs.dynamo_log import collect_dynamo_log, parse_break, parse_recompile, skipped_frames
 from graphweld.runs.graph_count import GraphCounter
 from graphweld.runs.overlay import OverlayFinder
@@ -51,11 +51,7 @@ class _Instrumentation:
         import torch._dynamo
 
         self.torch = torch
-        import torch._inductor.config as inductor_config
-
-        # Inductor's random ops draw what eager ones draw (as in an entry's run): a rewrite that
-        # moves a draw into or out of a graph then prints the same numbers, and is judged on them.
-        inductor_config.fallback_random = True
+        draw_as_eager()
         options = apply_dynamo_settings(torch, dict(self.request.get("compile_options", {})))
         self.log = collect_dynamo_log(torch)
         self.graphs = GraphCounter().__enter__()

@@ -39,7 +39,7 @@ import sys
 import traceback
 from typing import Any
 
-from graphweld.runs.compile_options import FULLGRAPH_CAPTURES, apply_dynamo_settings, resume_settings_off, stance
+from graphweld.runs.compile_options import FULLGRAPH_CAPTURES, apply_dynamo_settings, draw_as_eager, resume_settings_off, stance
 from graphweld.runs.coverage import LineCoverage
 from graphweld.runs.dynamo_log import collect_dynamo_log, parse_break, parse_recompile, skipped_frames
 from graphweld.runs.failures import CompiledRunFailed, FullgraphFailed, described, error_site, first_line
@@ -181,9 +181,7 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     # Dynamo settings among the compile options apply to every compile of the run, the program's
     # own included; the rest are torch.compile arguments.
     request = {**request, "compile_options": apply_dynamo_settings(torch, dict(request.get("compile_options", {})))}
-    import torch._inductor.config as inductor_config
-
-    inductor_config.fallback_random = True
+    draw_as_eager()
     if request.get("numpy_random_stream"):
         # Dynamo draws `np.random` from torch's generator unless told otherwise: a run whose
         # outputs are compared with eager's draws NumPy's (each draw then breaks the graph).
