@@ -61,11 +61,18 @@ def picture(report) -> tuple[int, int, int, int]:  # type: ignore[no-untyped-def
     return (int(report.compile_fails), report.skipped_frames, len(report.breaks), report.graphs)
 
 
-def capture_setting_fix(source: SourceFile, trial: CaptureTrial, text: str | None = None) -> CaptureSettingFix | str:
-    """The entry's text with the trial's settings assigned before its first `torch.compile` call
-    (or the function decorated with it); a one-line reason when there is none to put them by.
-    `text` is the entry as the kept rewrites left it (default: as given): the setting is written
-    onto it, never onto a second read of the file."""
+# The comment above a written setting: in an entry, and in a command's file.
+MARKER = "# Measured by graphweld fix --entry: fewer graph breaks, outputs equal to eager."
+COMMAND_MARKER = "# Measured by graphweld fix: fewer graph breaks, the command still succeeds."
+
+
+def capture_setting_fix(
+    source: SourceFile, trial: CaptureTrial, text: str | None = None, marker: str = MARKER
+) -> CaptureSettingFix | str:
+    """The file's text with the trial's settings assigned before its first `torch.compile` call
+    (or the function decorated with it), under `marker`; a one-line reason when there is none to
+    put them by. `text` is the file as the kept rewrites left it (default: as given): the setting
+    is written onto it, never onto a second read of the file."""
     text = source.text if text is None else text
     place = _setting_place(text)
     if place is None:
@@ -79,7 +86,7 @@ def capture_setting_fix(source: SourceFile, trial: CaptureTrial, text: str | Non
         )
     statements = [cst.parse_statement(f"{torch_name}._dynamo.config.{name} = True\n") for name in trial.settings]
     above, attached = _split_leading_lines(holder.leading_lines)
-    statements[0] = statements[0].with_changes(leading_lines=(*above, cst.EmptyLine(comment=cst.Comment(MARKER))))
+    statements[0] = statements[0].with_changes(leading_lines=(*above, cst.EmptyLine(comment=cst.Comment(marker))))
     # A definition keeps the blank lines a person puts above one (two at the top level, one inside
     # a block); a plain statement follows the settings directly.
     if isinstance(holder, (cst.FunctionDef, cst.ClassDef)):
@@ -92,10 +99,6 @@ def capture_setting_fix(source: SourceFile, trial: CaptureTrial, text: str | Non
     line_as_given = LineMap.between(source.text, text).to_old(holder_line) if text != source.text else holder_line
     fixed = replaced.code
     return CaptureSettingFix(source.path, source, fixed, _first_inserted(text, fixed, f"{torch_name}._dynamo.config."), line_as_given, trial)
-
-
-# The comment above a written setting.
-MARKER = "# Measured by graphweld fix --entry: fewer graph breaks, outputs equal to eager."
 
 
 def _split_leading_lines(lines: Sequence[cst.EmptyLine]) -> tuple[tuple[cst.EmptyLine, ...], tuple[cst.EmptyLine, ...]]:
@@ -119,9 +122,10 @@ def _first_inserted(old: str, new: str, prefix: str) -> int:
     return 1
 
 
-def setting_writable(source: SourceFile) -> bool:
-    """Whether a capture setting can be written in the entry: it imports torch and compiles."""
-    place = _setting_place(source.text)
+def setting_writable(source: SourceFile, text: str | None = None) -> bool:
+    """Whether a capture setting can be written in the file (`text`: as the kept rewrites left
+    it; default, as given): it imports torch and compiles."""
+    place = _setting_place(source.text if text is None else text)
     return place is not None and place[2] is not None
 
 

@@ -5,21 +5,48 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Callable
+from typing import Callable, Sequence
 
-from graphweld.runs.capture_fix import best_trial, capture_setting_fix
+from graphweld.runs.capture_fix import COMMAND_MARKER, MARKER, best_trial, capture_setting_fix, setting_writable
+from graphweld.runs.command import script_path
 from graphweld.runs.entry import EntryError, RunReport
-from graphweld.runs.explanation import explain_sites
-from graphweld.runs.targets import EntryTarget
+from graphweld.runs.explanation import against_eager, explain_sites, outcome
+from graphweld.runs.targets import CommandTarget, EntryTarget, Target, tests_fail
 from graphweld.runs.verified_result import Candidate, VerifiedFix
 from graphweld.runs.verify import failed
 from graphweld.settings import Settings
 from graphweld.source import SourceError, read_source
 
 
-def choose_capture_setting(target: EntryTarget, settings: Settings, result: VerifiedFix) -> None:
-    """With --unsafe-fixes, the best measured capture setting is written before the entry's own
-    torch.compile call; else (or when there is no call to put it by) a note says why not."""
+def setting_file(target: Target, files: Sequence[str], result: VerifiedFix) -> str | None:
+    """The file a capture setting goes into: where the program compiles. An entry's own file; for
+    a command, the script it starts (`python SCRIPT`) or else the first of the files being fixed,
+    whichever holds a torch.compile call (as the kept rewrites left it). None for a command none
+    of whose files graphweld may write compiles."""
+    if isinstance(target, EntryTarget):
+        return target.entry.partition("::")[0]
+    script = script_path(target.command) if isinstance(target, CommandTarget) else None
+    for path in ([script] if script else []) + sorted(files):
+        if _compiles(path, result):
+            return path
+    return None
+
+
+def _compiles(path: str, result: VerifiedFix) -> bool:
+    import libcst as cst
+
+    kept = result.kept.get(kept_key(result, path))
+    try:
+        source = read_source(path)
+        return setting_writable(source, kept.fixed if kept is not None else None)
+    except (SourceError, cst.ParserSyntaxError):
+        return False
+
+
+def choose_capture_setting(target: Target, settings: Settings, result: VerifiedFix, path: str | None) -> None:
+    """With --unsafe-fixes, the best measured capture setting is written before the torch.compile
+    call of `path` (`setting_file`'s); else (or when there is no call to put it by) a note says
+    why not."""
     import libcst as cst
 
     trial = best_trial(result.trials)
@@ -28,14 +55,21 @@ def choose_capture_setting(target: EntryTarget, settings: Settings, result: Veri
     if not settings.unsafe_fixes:
         result.setting_note = "a setting is global to the process, so writing it is an unsafe fix (--unsafe-fixes)"
         return
-    path = target.entry.partition("::")[0]
+    if path is None:
+        result.setting_note = (
+            "no file of the command's that graphweld may write calls torch.compile; set "
+            + ", ".join(f"`torch._dynamo.config.{name} = True`" for name in trial.settings)
+            + " where you compile"
+        )
+        return
     kept = result.kept.get(kept_key(result, path))
     try:
         # Onto the entry as the kept rewrites left it: the file is written once, with both.
+        marker = MARKER if isinstance(target, EntryTarget) else COMMAND_MARKER
         if kept is not None:
-            fix = capture_setting_fix(kept.source, trial, kept.fixed)
+            fix = capture_setting_fix(kept.source, trial, kept.fixed, marker)
         else:
-            fix = capture_setting_fix(read_source(path), trial)
+            fix = capture_setting_fix(read_source(path), trial, marker=marker)
     except (SourceError, cst.ParserSyntaxError) as exc:
         result.setting_note = str(exc)
         return
@@ -70,8 +104,9 @@ def measure_setting_as_written(
         verdict = target.judge(result.before, written, check_shown=False, previous=without)
     except EntryError as exc:
         verdict, written = failed(exc), None
-    if written is None or not verdict.better:
-        why = "; ".join(verdict.problems) or verdict.not_counted or "the compile picture is no better than without it"
+    failing = tests_fail(target, texts) if written is not None and verdict.better else None
+    if written is None or not verdict.better or failing:
+        why = failing or "; ".join(verdict.problems) or verdict.not_counted or "the compile picture is no better than without it"
         result.setting_fix = None
         result.setting_note = f"written into {os.path.basename(fix.path)} with the kept rewrites, it does not verify: {why}"
         return
@@ -80,7 +115,7 @@ def measure_setting_as_written(
     rewrites = sum(len(candidate.applied) for candidate in result.kept.values())
     with_rewrites = f", with the {rewrites} kept rewrite(s) (against those alone)" if rewrites else ""
     result.setting_fix = dataclasses.replace(
-        fix, measured=f"as written{with_rewrites}: {_picture_change(without, written)}, outputs equal"
+        fix, measured=f"as written{with_rewrites}: {_picture_change(without, written)}, {outcome(result.before, written, against_eager(result.before))}"
     )
     result.after = written
     result.remaining = explain_sites(written, settings, texts=result.texts, dropped=[(t.change, t.why) for t in result.dropped])

@@ -161,10 +161,19 @@ def overlaid_argv(command: Command, overlay: dict[str, str]) -> list[str]:
     Python script (`python SCRIPT ARGS...`) whose rewritten text is in the overlay: Python
     reads the script it is started on itself, past the import overlay."""
     argv = list(command.argv)
-    if len(argv) >= 2 and os.path.basename(argv[0]).startswith("python") and not argv[1].startswith("-"):
-        if os.path.realpath(os.path.join(command.cwd, argv[1])) in overlay:
-            return [argv[0], "-m", "graphweld.runs.overlaid_script", *argv[1:]]
+    script = script_path(command)
+    if script is not None and script in overlay:
+        return [argv[0], "-m", "graphweld.runs.overlaid_script", *argv[1:]]
     return argv
+
+
+def script_path(command: Command) -> str | None:
+    """The real path of the Python script the command starts (`python SCRIPT ARGS...`); None for
+    any other command (`python -m pkg`, `pytest`)."""
+    argv = command.argv
+    if len(argv) >= 2 and os.path.basename(argv[0]).startswith("python") and not argv[1].startswith("-"):
+        return os.path.realpath(os.path.join(command.cwd, argv[1]))
+    return None
 
 
 def command_for_script(path: str) -> Command:

@@ -14,7 +14,7 @@ from graphweld.runs.capture_fix import best_trial, picture, setting_writable
 from graphweld.runs.capture_pass import choose_capture_setting
 from graphweld.runs.entry import EntryError, RunReport
 from graphweld.runs.explanation import explain_sites, measure_capture_settings
-from graphweld.runs.targets import EntryTarget
+from graphweld.runs.targets import Target
 from graphweld.runs.verified_result import Candidate, Tried, VerifiedFix
 from graphweld.settings import Settings
 from graphweld.source import SourceError, read_source
@@ -51,25 +51,26 @@ def compiled_work_moved_out(previous: RunReport, after: RunReport, changes: Iter
 
 
 def weigh_eager_helpers(
-    target: EntryTarget,
+    target: Target,
     settings: Settings,
     result: VerifiedFix,
+    path: str | None,
     progress: Callable[[str], None],
     note: Callable[[str], None],
 ) -> None:
-    """With --unsafe-fixes, an entry that compiles its model itself (a setting can be written) and
-    eager-helper changes kept: measure the capture settings again without those changes (a setting
-    can let Dynamo trace the helpers whole, which a disabled helper never is) and keep whichever
-    program compiles better; eager-helper's changes are dropped with the reason when the setting
-    does better without them."""
-    if not settings.unsafe_fixes or not any(
+    """With --unsafe-fixes, a program that compiles itself in `path` (a setting can be written
+    there) and eager-helper changes kept: measure the capture settings again without those changes
+    (a setting can let Dynamo trace the helpers whole, which a disabled helper never is) and keep
+    whichever program compiles better; eager-helper's changes are dropped with the reason when the
+    setting does better without them."""
+    if not settings.unsafe_fixes or path is None or not any(
         change.rule == EAGER_HELPER for candidate in result.kept.values() for change in candidate.applied
     ):
         return
     import libcst as cst
 
     try:
-        if not setting_writable(read_source(target.entry.partition("::")[0])):
+        if not setting_writable(read_source(path)):
             return
     except (SourceError, cst.ParserSyntaxError):
         return
@@ -110,7 +111,7 @@ def weigh_eager_helpers(
     result.trials, result.after = trials, report
     result.remaining = explain_sites(report, settings, texts=result.texts, dropped=[(t.change, t.why) for t in result.dropped])
     result.setting_fix = None
-    choose_capture_setting(target, settings, result)
+    choose_capture_setting(target, settings, result, path)
 
 
 def _without_disable(fixed: str, original: str, count: int) -> str | None:

@@ -197,10 +197,11 @@ class CaptureTrial:
 
     @property
     def outputs_equal(self) -> bool:
+        """An entry's outputs equal to eager's (a command has no eager twin: its run succeeded)."""
         return not self.after.compile_fails and all(leaf.equal for leaf in compare_calls(self.after, self.after))
 
     def line(self) -> str:
-        outputs = "outputs equal" if self.outputs_equal else "outputs differ from eager"
+        outputs = outcome(self.before, self.after, against_eager(self.after)) if self.outputs_equal else "outputs differ from eager"
         skipped = (
             f"skipped frames {self.before.skipped_frames} -> {self.after.skipped_frames}, "
             if self.before.skipped_frames != self.after.skipped_frames else ""
@@ -209,6 +210,21 @@ class CaptureTrial:
             f"with {_switched_on(self.settings)}: {skipped}graph breaks {len(self.before.breaks)} -> {len(self.after.breaks)}, "
             f"graphs {self.before.graphs} -> {self.after.graphs}, {outputs}"
         )
+
+
+def against_eager(report: RunReport) -> bool:
+    """Whether a run's outputs were compared with eager's: an entry's are, a command's are not."""
+    return "eager" in report.outputs or "eager_calls" in report.outputs
+
+
+def outcome(before: RunReport, after: RunReport, compared_with_eager: bool) -> str:
+    """What a run that verified says of its outputs: an entry's equal to eager's; a command's
+    printed output against the original's (not held for a setting: it is an unsafe fix)."""
+    if compared_with_eager:
+        return "outputs equal"
+    if (before.compiled_stdout or "") == (after.compiled_stdout or ""):
+        return "the command succeeds, printing the same"
+    return "the command succeeds, printing differently (not held: an unsafe fix)"
 
 
 def capture_settings_to_try(report: RunReport, options: dict[str, object]) -> list[str]:
@@ -260,9 +276,8 @@ def _switched_on(names: list[str] | tuple[str, ...]) -> str:
 
 @dataclass
 class Explanation:
-    """What `graphweld explain` shows: the run, its sites explained, and the capture settings
-    measured for breaks that read tensor values into Python (entries only: they compare with
-    eager)."""
+    """What `graphweld explain` shows: the run, its sites explained, and the Dynamo switches
+    measured for the breaks whose hints name one."""
 
     report: RunReport
     sites: list[ExplainedSite]
@@ -285,12 +300,12 @@ def explain_target(
             # Only a program that fails eagerly too is an error of the run (raised here).
             progress("the compiled run fails: running the entry eagerly")
             target.runs.run(target.entry, ("eager",))
-        # Breaks on reading tensor values into Python: measure what the Dynamo setting that
-        # captures them would change (breaks, graphs, and outputs against eager).
-        trials = measure_capture_settings(
-            report, target.runs.compile_options, lambda options: target.compiled({}, options),
-            progress=lambda message: progress(f"{message}: eager and compiled runs"), failed=note,
-        )
     else:
-        report, trials = target.reference(), []
+        report = target.reference()
+    # Breaks a Dynamo switch captures (reading tensor values into Python, an nn.LSTM...): measure
+    # what the switch would change (breaks, graphs, and an entry's outputs against eager).
+    trials = measure_capture_settings(
+        report, target.runs.compile_options, lambda options: target.compiled({}, options),
+        progress=lambda message: progress(f"{message}: {target.trial_runs}"), failed=note,
+    )
     return Explanation(report, explain_sites(report, settings), trials)

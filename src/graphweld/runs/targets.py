@@ -26,8 +26,9 @@ class Target(Protocol):
     name: str
     runs: RunSettings
     test: Command | None
-    # What `reference()` runs, for progress messages.
+    # What `reference()` runs, and what a run with a Dynamo switch on is, for progress messages.
     reference_run: str
+    trial_runs: str
 
     def reference(self, coverage_files: Sequence[str] = ()) -> RunReport:
         """The run a rewrite is judged against (before any change); an entry's eager run records
@@ -82,6 +83,11 @@ class EntryTarget:
     def reference_run(self) -> str:
         """What `reference()` runs, for progress messages."""
         return "the entry eagerly (the reference) and compiled"
+
+    @property
+    def trial_runs(self) -> str:
+        """What a run with a Dynamo switch on is, for progress messages."""
+        return "eager and compiled runs"
 
     def reference(self, coverage_files: Sequence[str] = ()) -> RunReport:
         return self.runs.run(self.entry, coverage_files=coverage_files)
@@ -157,6 +163,11 @@ class CommandTarget:
     def reference_run(self) -> str:
         """What `reference()` runs, for progress messages."""
         return f"the command `{self.name}`"
+
+    @property
+    def trial_runs(self) -> str:
+        """What a run with a Dynamo switch on is, for progress messages."""
+        return "the command, compiling as it does"
 
     def reference(self, coverage_files: Sequence[str] = ()) -> RunReport:
         # A command has no eager twin to record coverage in.

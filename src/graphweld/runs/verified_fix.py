@@ -2,8 +2,9 @@
 running the entry or the command, rewrite the files under the given paths that hold them, verify
 the rewrites through the import overlay, and keep only what makes the compile picture strictly
 better while the run's oracle holds (an entry's every call equal to eager; a command's exit status
-and output; a `--test` command passing). Then, for an entry, measure the Dynamo capture settings
-its remaining breaks call for, and write what was kept.
+and output; a `--test` command passing). Then measure the Dynamo switches its remaining breaks'
+hints call for, write the best one where the program compiles (`capture_pass`), and write what
+was kept.
 
 Each round rewrites the files holding the sites the last run saw (a skipped frame hides the breaks
 after its first one, so each round's run may reveal more). The round's changes are verified
@@ -28,12 +29,12 @@ import time
 from typing import Callable, Sequence
 
 from graphweld.discover import discover
-from graphweld.runs.capture_pass import choose_capture_setting, measure_setting_as_written
+from graphweld.runs.capture_pass import choose_capture_setting, measure_setting_as_written, setting_file
 from graphweld.runs.eager_helper_policy import weigh_eager_helpers
 from graphweld.runs.entry import sites_by_file
 from graphweld.runs.explanation import explain_sites, measure_capture_settings
 from graphweld.runs.round_search import RoundSearch
-from graphweld.runs.targets import EntryTarget, Target, check_tests_pass
+from graphweld.runs.targets import Target, check_tests_pass
 from graphweld.runs.verified_result import RoundTime, VerifiedFix
 from graphweld.settings import Settings
 from graphweld.source import SourceError, write_atomically
@@ -87,15 +88,16 @@ def fix_verified(
         result.verdict, report = accepted.verdict, accepted.after
     result.after = report
     result.remaining = explain_sites(report, settings, texts=result.texts, dropped=[(t.change, t.why) for t in result.dropped])
-    if isinstance(target, EntryTarget):
-        # The breaks left that a capture setting addresses: measured with the kept rewrites.
-        result.trials = measure_capture_settings(
-            report, target.runs.compile_options, lambda options: target.compiled(result.texts, options),
-            progress=lambda message: progress(f"{message} with the kept rewrites: eager and compiled runs"), failed=note,
-        )
-        choose_capture_setting(target, settings, result)
-        weigh_eager_helpers(target, settings, result, progress, note)
-        measure_setting_as_written(target, settings, result, progress)
+    # The breaks left that a Dynamo switch addresses: measured with the kept rewrites, and written
+    # where the program compiles (an entry's file, a command's script).
+    result.trials = measure_capture_settings(
+        report, target.runs.compile_options, lambda options: target.compiled(result.texts, options),
+        progress=lambda message: progress(f"{message} with the kept rewrites: {target.trial_runs}"), failed=note,
+    )
+    path = setting_file(target, files, result)
+    choose_capture_setting(target, settings, result, path)
+    weigh_eager_helpers(target, settings, result, path, progress, note)
+    measure_setting_as_written(target, settings, result, progress)
     if write:
         _write(result)
     return result
