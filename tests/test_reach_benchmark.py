@@ -18,6 +18,7 @@ sys.path.insert(0, str(BENCHMARKS))
 
 import reach  # noqa: E402
 import reach_models  # noqa: E402
+import breaking_code  # noqa: E402
 
 
 def test_layers_are_cut_to_two_in_every_config_with_one_of_each_kind_of_layer():
@@ -272,8 +273,9 @@ def test_the_census_halves_are_fixed_by_the_family_alone():
     assert reach.SPENT_HELD_OUT_LIBRARIES == (
         reach.FIRST_DRAW | reach.SECOND_DRAW | reach.THIRD_DRAW | reach.FOURTH_DRAW | reach.SIXTH_DRAW | reach.EIGHTH_DRAW
     )
-    assert reach.HELD_OUT_LIBRARIES == reach.FIFTH_DRAW | reach.SEVENTH_DRAW
+    assert reach.HELD_OUT_LIBRARIES == reach.FIFTH_DRAW | reach.SEVENTH_DRAW | reach.NINTH_DRAW
     assert not reach.HELD_OUT_LIBRARIES & reach.SPENT_HELD_OUT_LIBRARIES and not reach.FIFTH_DRAW & reach.SEVENTH_DRAW
+    assert not reach.NINTH_DRAW & (reach.FIFTH_DRAW | reach.SEVENTH_DRAW)
     assert reach.half("compressive_transformer_pytorch:two_segments") == "tuning"
     assert reach.half("torchcrf:crf_loss") == "tuning" and reach.half("encodec:encodec") == "held-out"
     assert reach.half("norse:conv_lif") == "tuning"
@@ -319,3 +321,29 @@ def test_the_report_has_a_row_per_library_with_what_holds_what_is_left(capsys):
     assert "call of a function run eagerly (torch.compiler.disable) (torchcde): 1" in lines["| torchcde"]
     assert lines["| kornia"] == "| kornia | tuning | 1 | 0 | 0 | 0 | 0 | compiles whole |"
     assert lines["| schnetpack"].endswith("| 1 | 0 | 0 | 0 | 0 | 1 not built or not measured |")
+
+
+def test_a_draw_counts_the_breaking_code_a_library_holds_outside_its_tests(tmp_path: Path):
+    import zipfile
+
+    package = tmp_path / "lib"
+    (package / "tests").mkdir(parents=True)
+    (package / "model.py").write_text(
+        "def step(self, x, mask):\n"
+        "    n = x.sum().item()\n"
+        "    kept = x[mask.nonzero()]\n"
+        "    if mask.any():\n"
+        "        self.rnn = nn.GRU(4, 4)\n"
+        "    self.register_forward_hook(f)\n"
+        "    return torch.autograd.grad(n, x), kept.tolist()\n"
+    )
+    (package / "tests" / "test_model.py").write_text("assert x.item() == 1\n")
+    lines, found = breaking_code.count(package)
+    assert lines == 7
+    assert found == {"scalars": 2, "data shapes": 1, "recurrent": 1, "hooks": 1, "branches": 1, "autograd.grad": 1}
+    # A wheel reads the same as its folder.
+    wheel = tmp_path / "lib-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path in package.rglob("*.py"):
+            archive.write(path, str(path.relative_to(tmp_path)))
+    assert breaking_code.count(wheel) == (lines, found)
