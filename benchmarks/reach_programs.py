@@ -3305,6 +3305,327 @@ def _memory_transformer_xl_two_segments_inputs():  # type: ignore[no-untyped-def
     return torch.randint(0, 64, (2, 32)).reshape(2, 2, 16).transpose(0, 1)
 
 
+# -- the held-out half drawn ninth on 2026-12-03 (reach.py NINTH_DRAW, committed before this was
+# written): one to three programs each, as the library's documentation builds what its users
+# compile (a training step's loss where the library is trained, a model's forward where it is
+# run); small widths, nothing tuned on. They run in `.venv-reach` (`pip install -c <(echo
+# torch==2.13.0; echo transformers==5.24.0) torchkge tianshou torchani recbole torchphysics
+# pytorch-forecasting`).
+
+
+class _KgeStep(torch.nn.Module):
+    """TorchKGE's training loop body: corrupt the batch with the negative sampler, score the true
+    and corrupted triples, and take the loss."""
+
+    def __init__(self, model_class: str, sampler_class: str, loss: Any) -> None:
+        super().__init__()
+        from torchkge import models, sampling
+
+        torch.manual_seed(0)
+        self.kg = _knowledge_graph()
+        model_type = getattr(models, model_class)
+        self.model = model_type(16, self.kg.n_ent, self.kg.n_rel, **({"dissimilarity_type": "L2"} if model_class == "TransEModel" else {}))
+        self.sampler = getattr(sampling, sampler_class)(self.kg)
+        self.loss = loss
+
+    def forward(self, heads: torch.Tensor, tails: torch.Tensor, relations: torch.Tensor) -> torch.Tensor:
+        negative_heads, negative_tails = self.sampler.corrupt_batch(heads, tails, relations)
+        positive, negative = self.model(heads, tails, relations, negative_heads, negative_tails)
+        return self.loss(positive, negative)
+
+
+def _knowledge_graph() -> Any:
+    import pandas as pd
+    from torchkge.data_structures import KnowledgeGraph
+
+    rows = [(f"e{i}", f"e{(i * 7 + 1) % 10}", f"r{i % 3}") for i in range(20)]
+    return KnowledgeGraph(df=pd.DataFrame(rows, columns=["from", "to", "rel"]))
+
+
+@program("torchkge:transe_margin", "torchkge")
+def torchkge_transe_margin():  # type: ignore[no-untyped-def]
+    from torchkge.utils import MarginLoss
+
+    return _KgeStep("TransEModel", "BernoulliNegativeSampler", MarginLoss(0.5))
+
+
+def _torchkge_transe_margin_inputs():  # type: ignore[no-untyped-def]
+    kg = _knowledge_graph()
+    return kg.head_idx[:8], kg.tail_idx[:8], kg.relations[:8]
+
+
+@program("torchkge:complex_bce", "torchkge")
+def torchkge_complex_bce():  # type: ignore[no-untyped-def]
+    from torchkge.utils import BinaryCrossEntropyLoss
+
+    return _KgeStep("ComplExModel", "UniformNegativeSampler", BinaryCrossEntropyLoss())
+
+
+_torchkge_complex_bce_inputs = _torchkge_transe_margin_inputs
+
+
+class _TianshouRecurrent(torch.nn.Module):
+    """Tianshou's LSTM network of a recurrent policy, over a stacked observation sequence with the
+    state carried from the last step, as its training step calls it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from tianshou.utils.net.common import Recurrent
+
+        torch.manual_seed(0)
+        self.net = Recurrent(layer_num=2, state_shape=8, action_shape=4, hidden_layer_size=32)
+
+    def forward(self, obs: torch.Tensor, hidden: torch.Tensor, cell: torch.Tensor) -> Any:
+        logits, state = self.net(obs, {"hidden": hidden, "cell": cell})
+        return logits, state["hidden"], state["cell"]
+
+
+@program("tianshou:recurrent", "tianshou")
+def tianshou_recurrent():  # type: ignore[no-untyped-def]
+    return _TianshouRecurrent()
+
+
+def _tianshou_recurrent_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 5, 8), torch.zeros(2, 2, 32), torch.zeros(2, 2, 32)
+
+
+class _TianshouDueling(torch.nn.Module):
+    """Tianshou's dueling Q network (`Net` with `dueling_param`), the Q values a DQN step reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from tianshou.utils.net.common import Net
+
+        torch.manual_seed(0)
+        self.net = Net(state_shape=8, action_shape=4, hidden_sizes=[32, 32], dueling_param=({"hidden_sizes": [16]}, {"hidden_sizes": [16]}))
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        q_values, _ = self.net(obs)
+        return q_values
+
+
+@program("tianshou:dueling_q", "tianshou")
+def tianshou_dueling_q():  # type: ignore[no-untyped-def]
+    return _TianshouDueling()
+
+
+def _tianshou_dueling_q_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 8)
+
+
+class _TianshouCuriosity(torch.nn.Module):
+    """Tianshou's intrinsic curiosity module: the forward and inverse models' losses of a
+    transition batch, as the ICM policy wrapper computes its bonus."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from tianshou.utils.net.common import MLP
+        from tianshou.utils.net.discrete import IntrinsicCuriosityModule
+
+        torch.manual_seed(0)
+        features = MLP(input_dim=8, output_dim=16, hidden_sizes=[32])
+        self.icm = IntrinsicCuriosityModule(feature_net=features, feature_dim=16, action_dim=4, hidden_sizes=[32])
+
+    def forward(self, obs: torch.Tensor, actions: torch.Tensor, next_obs: torch.Tensor) -> Any:
+        return self.icm(obs, actions, next_obs)
+
+
+@program("tianshou:curiosity", "tianshou")
+def tianshou_curiosity():  # type: ignore[no-untyped-def]
+    return _TianshouCuriosity()
+
+
+def _tianshou_curiosity_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 8), torch.tensor([1, 3]), torch.randn(2, 8)
+
+
+def _ani() -> Any:
+    import torchani
+
+    torch.manual_seed(0)
+    # TorchANI's own constructor of a fresh (untrained) ANI model: no weights are downloaded.
+    return torchani.arch.simple_ani(("H", "C", "N", "O"), "wb97x-631gd", strategy="pyaev")
+
+
+class _AniEnergies(torch.nn.Module):
+    """TorchANI's energies of a batch of molecules (atomic numbers, coordinates in Angstrom)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model = _ani()
+
+    def forward(self, species: torch.Tensor, coordinates: torch.Tensor) -> torch.Tensor:
+        return self.model((species, coordinates)).energies
+
+
+class _AniForces(_AniEnergies):
+    """TorchANI's energies and forces (the negative gradient of the energy by the coordinates),
+    as a molecular-dynamics step asks for them."""
+
+    def forward(self, species: torch.Tensor, coordinates: torch.Tensor) -> Any:
+        with torch.enable_grad():
+            coordinates = coordinates.detach().requires_grad_(True)
+            energies = self.model((species, coordinates)).energies
+            forces = -torch.autograd.grad(energies.sum(), coordinates, create_graph=True)[0]
+        return energies, forces
+
+
+@program("torchani:energies", "torchani")
+def torchani_energies():  # type: ignore[no-untyped-def]
+    return _AniEnergies()
+
+
+@program("torchani:forces", "torchani")
+def torchani_forces():  # type: ignore[no-untyped-def]
+    return _AniForces()
+
+
+def _torchani_energies_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    # Methane and water (padded with -1), as TorchANI's examples batch molecules.
+    species = torch.tensor([[6, 1, 1, 1, 1], [8, 1, 1, -1, -1]])
+    return species, torch.randn(2, 5, 3) * 0.6
+
+
+_torchani_forces_inputs = _torchani_energies_inputs
+
+
+class _RecboleLoss(torch.nn.Module):
+    """A RecBole sequential recommender's training loss of a batch of item sequences (its
+    `calculate_loss` of an `Interaction`)."""
+
+    def __init__(self, model_class: str, **config: Any) -> None:
+        super().__init__()
+        from recbole.model import sequential_recommender
+
+        torch.manual_seed(0)
+        settings = {
+            "USER_ID_FIELD": "user_id", "ITEM_ID_FIELD": "item_id", "LIST_SUFFIX": "_list",
+            "ITEM_LIST_LENGTH_FIELD": "item_length", "NEG_PREFIX": "neg_", "MAX_ITEM_LIST_LENGTH": 6,
+            "device": torch.device("cpu"), "embedding_size": 16, "hidden_size": 16, "loss_type": "CE",
+            "num_layers": 1, "dropout_prob": 0.0, "initializer_range": 0.02, **config,
+        }  # fmt: skip
+        self.model = getattr(sequential_recommender, model_class)(settings, _RecboleDataset())
+
+    def forward(self, item_seq: torch.Tensor, item_length: torch.Tensor, item: torch.Tensor) -> torch.Tensor:
+        from recbole.data.interaction import Interaction
+
+        return self.model.calculate_loss(Interaction({"item_id_list": item_seq, "item_length": item_length, "item_id": item}))
+
+
+class _RecboleDataset:
+    """What a RecBole model reads of its dataset when built: the number of items (a dataset is
+    otherwise loaded from files)."""
+
+    def num(self, field: str) -> int:
+        return 20
+
+
+@program("recbole:gru4rec", "recbole")
+def recbole_gru4rec():  # type: ignore[no-untyped-def]
+    return _RecboleLoss("GRU4Rec")
+
+
+@program("recbole:sasrec", "recbole")
+def recbole_sasrec():  # type: ignore[no-untyped-def]
+    return _RecboleLoss(
+        "SASRec", n_layers=1, n_heads=2, inner_size=32, hidden_dropout_prob=0.0, attn_dropout_prob=0.0,
+        hidden_act="gelu", layer_norm_eps=1e-12,
+    )  # fmt: skip
+
+
+def _recbole_gru4rec_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randint(1, 20, (2, 6)), torch.tensor([6, 4]), torch.tensor([3, 7])
+
+
+_recbole_sasrec_inputs = _recbole_gru4rec_inputs
+
+
+class _TorchPhysicsResidual(torch.nn.Module):
+    """TorchPhysics' physics-informed loss of Poisson's equation on the unit square: the network's
+    Laplacian at sampled points against the right-hand side, with its own differential operators."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import torchphysics as tp
+
+        torch.manual_seed(0)
+        self.space = tp.spaces.R2("x")
+        self.model = tp.models.FCN(input_space=self.space, output_space=tp.spaces.R1("u"), hidden=(16, 16))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        import torchphysics as tp
+
+        with torch.enable_grad():
+            x = x.detach().requires_grad_(True)
+            u = self.model(tp.spaces.Points(x, self.space)).as_tensor
+            residual = tp.utils.laplacian(u, x) - 1.0
+        return residual.pow(2).mean()
+
+
+@program("torchphysics:poisson_residual", "torchphysics")
+def torchphysics_poisson_residual():  # type: ignore[no-untyped-def]
+    return _TorchPhysicsResidual()
+
+
+def _torchphysics_poisson_residual_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.rand(16, 2)
+
+
+class _Forecaster(torch.nn.Module):
+    """A PyTorch Forecasting model's forward on one batch of its own dataloader (the network
+    prediction a training step takes the loss of)."""
+
+    def __init__(self, model_class: str, **options: Any) -> None:
+        super().__init__()
+        import pytorch_forecasting
+
+        torch.manual_seed(0)
+        self.model = getattr(pytorch_forecasting, model_class).from_dataset(_time_series(), **options)
+
+    def forward(self, x: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.model(x)["prediction"]
+
+
+def _time_series() -> Any:
+    import numpy as np
+    import pandas as pd
+    from pytorch_forecasting import TimeSeriesDataSet
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {"series": np.repeat(["a", "b"], 30), "time_idx": np.tile(np.arange(30), 2), "value": rng.normal(size=60).astype("float32")}
+    )
+    return TimeSeriesDataSet(
+        frame, time_idx="time_idx", target="value", group_ids=["series"], max_encoder_length=8, max_prediction_length=3,
+        time_varying_unknown_reals=["value"], static_categoricals=["series"],
+    )  # fmt: skip
+
+
+def _forecast_batch() -> Any:
+    x, _ = next(iter(_time_series().to_dataloader(train=False, batch_size=2)))
+    return (x,)
+
+
+@program("pytorch_forecasting:tft", "pytorch_forecasting")
+def pytorch_forecasting_tft():  # type: ignore[no-untyped-def]
+    return _Forecaster("TemporalFusionTransformer", hidden_size=8, attention_head_size=1, hidden_continuous_size=4)
+
+
+@program("pytorch_forecasting:deepar", "pytorch_forecasting")
+def pytorch_forecasting_deepar():  # type: ignore[no-untyped-def]
+    return _Forecaster("DeepAR", hidden_size=8, rnn_layers=1)
+
+
+_pytorch_forecasting_tft_inputs = _forecast_batch
+_pytorch_forecasting_deepar_inputs = _forecast_batch
+
+
 def probe(name: str) -> dict[str, Any]:
     """Whether the program builds and runs eagerly; its parameter count."""
     try:
