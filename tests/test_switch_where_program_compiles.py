@@ -108,20 +108,18 @@ print(f"loss {loss.item():.6f} grad {policy.encoder.weight.grad.norm().item():.6
 '''
 
 
-@pytest.fixture
-def codec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "codec.py").write_text(CODEC)
-    (tmp_path / "train_codec.py").write_text(TRAIN_CODEC)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+# Each program's files, by the name the tests give it.
+PROJECTS = {
+    "codec": {"codec.py": CODEC, "train_codec.py": TRAIN_CODEC},
+    "rollout": {"policy.py": POLICY, "rollout.py": ROLLOUT},
+}
 
 
-@pytest.fixture
-def rollout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "policy.py").write_text(POLICY)
-    (tmp_path / "rollout.py").write_text(ROLLOUT)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+def _project(name: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for file, text in PROJECTS[name].items():
+        (folder / file).write_text(text)
+    monkeypatch.chdir(folder)
+    return folder
 
 
 def _printed(folder: Path, script: str) -> str:
@@ -143,9 +141,9 @@ def _breaks(script: str) -> int:
     ],
 )
 def test_allow_rnn_is_written_before_the_scripts_own_compile(
-    request, folder: str, model: str, script: str, compile_line: str, blank: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str, model: str, script: str, compile_line: str, blank: str
 ):
-    root: Path = request.getfixturevalue(folder)
+    root = _project(folder, tmp_path, monkeypatch)
     original, printed = (root / script).read_text(), _printed(root, script)
     assert _breaks(script) >= 1  # "Attempted to wrap RNN, GRU, or LSTM" (GB0014)
 
@@ -176,10 +174,11 @@ def test_allow_rnn_is_written_before_the_scripts_own_compile(
     again = invoke("fix", "--unsafe-fixes", "--format", "json", model, "--", sys.executable, script)
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["capture_setting_fix"] is None
-    assert (root / model).read_text() == (CODEC if folder == "codec" else POLICY)
+    assert (root / model).read_text() == PROJECTS[folder][model]
 
 
-def test_a_command_whose_files_do_not_compile_gets_the_line_to_add(codec: Path):
+def test_a_command_whose_files_do_not_compile_gets_the_line_to_add(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    codec = _project("codec", tmp_path, monkeypatch)
     # The compile is in a script graphweld is not started on (run through `python -c`): the line
     # to add is said, with what it measured, and nothing is written.
     command = "import runpy; runpy.run_path('train_codec.py', run_name='__main__')"
