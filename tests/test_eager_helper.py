@@ -255,6 +255,26 @@ def test_with_unsafe_fixes_a_capture_setting_that_traces_the_helper_whole_wins(t
     assert (after["graph_breaks"], after["graphs"]) == (0, 1)
 
 
+@pytest.mark.slow
+def test_the_setting_that_wins_over_a_helper_in_another_file_is_written_into_the_entry(tmp_path: Path):
+    # The same program with its model in a module of its own: the setting still goes before the
+    # entry's torch.compile call, never into the module whose helper eager-helper disabled.
+    import json
+
+    from test_entry import EAGER, invoke
+
+    model, _, entry_part = PACKED_ENTRY.read_text().partition("def my_model_function")
+    (tmp_path / "packed.py").write_text(model.rstrip() + "\n")
+    entry = tmp_path / "packed_entry.py"
+    entry.write_text("import torch\nfrom packed import PackedPositions\n\n\ndef my_model_function" + entry_part)
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--unsafe-fixes", "--format", "json", str(tmp_path / "packed.py"))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["kept"] == {} and data["capture_setting_fix"]["path"] == str(entry)
+    assert "torch._dynamo.config.capture_scalar_outputs = True" in entry.read_text()
+    assert (tmp_path / "packed.py").read_text() == model.rstrip() + "\n"
+
+
 def test_a_call_of_a_disabled_function_met_while_inlining_is_explained_as_the_direct_call_is():
     # torch 2.14 logs most calls of a disabled function as GB0099 ("Skip inlining"), 2.13 as GB0098:
     # both are the price of running the function eagerly, not a hint to drop the decorator blindly.

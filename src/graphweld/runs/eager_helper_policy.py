@@ -54,23 +54,23 @@ def weigh_eager_helpers(
     target: Target,
     settings: Settings,
     result: VerifiedFix,
-    path: str | None,
+    setting_path: str | None,
     progress: Callable[[str], None],
     note: Callable[[str], None],
 ) -> None:
-    """With --unsafe-fixes, a program that compiles itself in `path` (a setting can be written
+    """With --unsafe-fixes, a program that compiles itself in `setting_path` (a setting can be written
     there) and eager-helper changes kept: measure the capture settings again without those changes
     (a setting can let Dynamo trace the helpers whole, which a disabled helper never is) and keep
     whichever program compiles better; eager-helper's changes are dropped with the reason when the
     setting does better without them."""
-    if not settings.unsafe_fixes or path is None or not any(
+    if not settings.unsafe_fixes or setting_path is None or not any(
         change.rule == EAGER_HELPER for candidate in result.kept.values() for change in candidate.applied
     ):
         return
     import libcst as cst
 
     try:
-        if not setting_writable(read_source(path)):
+        if not setting_writable(read_source(setting_path)):
             return
     except (SourceError, cst.ParserSyntaxError):
         return
@@ -111,7 +111,7 @@ def weigh_eager_helpers(
     result.trials, result.after = trials, report
     result.remaining = explain_sites(report, settings, texts=result.texts, dropped=[(t.change, t.why) for t in result.dropped])
     result.setting_fix = None
-    choose_capture_setting(target, settings, result, path)
+    choose_capture_setting(target, settings, result, setting_path)
 
 
 def _without_disable(fixed: str, original: str, count: int) -> str | None:
