@@ -103,6 +103,9 @@ class ItemStaysTensor(Rule):
             anchor, what = assign.value, f"`{name}` only re-enters"
         else:
             # `.item()` read inline as an operand of tensor arithmetic: `x / self.temperature.item()`.
+            # The statement's calls (walked once for every rule) say first whether it reads one.
+            if not any(bare_method_call(call, "item") is not None for call in self.context.calls_in(node, node)):
+                return
             parents = parents_of(node)
             calls = {}
             for found in iter_nodes(node, prune=lambda n: isinstance(n, SCOPE_NODES)):

@@ -14,12 +14,6 @@ from typing import Callable
 import libcst as cst
 
 from graphweld.rule import RuleContext, Safety
-from graphweld.walk import iter_nodes
-
-
-def _is_nested_definition(node: cst.CSTNode) -> bool:
-    """A function, lambda or class defined in the statement: its code is not the statement's."""
-    return isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
 
 
 class CallRewrite:
@@ -60,12 +54,11 @@ class CallRewrite:
             return
         replaced: dict[int, cst.BaseExpression] = {}
         first: cst.Call | None = None
-        for node in iter_nodes(part, prune=_is_nested_definition):
-            if isinstance(node, cst.Call):
-                new = self.replacement(node, statement)
-                if new is not None:
-                    replaced[id(node)] = new
-                    first = first or node
+        for node in self.context.calls_in(statement, part):
+            new = self.replacement(node, statement)
+            if new is not None:
+                replaced[id(node)] = new
+                first = first or node
         if first is None:
             return
         if rebuild is None:  # a `with` header: its items are rebuilt one by one

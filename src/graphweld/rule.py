@@ -93,6 +93,18 @@ class RuleContext:
         # the caller: `fix --entry` trying a site's next fix after one did not verify.
         self.excluded: Callable[[str, str, int, int], bool] | None = None
         self._splitter: FunctionSplitter | None = None
+        self._calls: dict[int, list[cst.Call]] = {}
+
+    def calls_in(self, statement: cst.BaseStatement, part: cst.CSTNode) -> list[cst.Call]:
+        """The calls in `part` of `statement` (the statement itself, or its header: one part per
+        statement), outside the functions, lambdas and classes it defines, in walk order: walked
+        once for all the rules that rewrite calls."""
+        found = self._calls.get(id(statement))
+        if found is None:
+            found = self._calls[id(statement)] = [
+                node for node in iter_nodes(part, prune=_is_nested_definition) if isinstance(node, cst.Call)
+            ]
+        return found
 
     def allows(self, rule: str, form: str, anchor: cst.CSTNode) -> bool:
         """Whether the rule may propose `form` at `anchor`; a rule with several forms falls through
@@ -322,3 +334,8 @@ class Rule:
 
     def report(self, anchor: cst.CSTNode, message: str) -> None:
         self.findings.append(Finding(self.id, anchor, message))
+
+
+def _is_nested_definition(node: cst.CSTNode) -> bool:
+    """A function, lambda or class defined in a statement: its code is not the statement's."""
+    return isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
