@@ -60,7 +60,9 @@ install -c <(echo torch==2.14.1) fair-esm schnetpack xlstm efficientnet-pytorch 
 soft-moe-pytorch` (unpinned, lightly's torchvision requirement pulls torch 2.4.1 and its CUDA 12
 libraries, which then shadow 2.14's); the eighth (EIGHTH_DRAW, spent on 2026-11-29): `pip install -c
 <(echo torch==2.14.1) g-mlp-pytorch dropblock mixture-of-experts nfnets-pytorch pytorch-nlp
-compressive-transformer-pytorch memory-transformer-xl`.
+compressive-transformer-pytorch memory-transformer-xl`; the ninth (NINTH_DRAW, 2026-12-03, in
+`.venv-reach`): `pip install -c <(echo torch==2.13.0; echo transformers==5.24.0) torchkge tianshou
+torchani recbole torchphysics pytorch-forecasting`.
 
 The census is split in two halves, fixed by a hash of each class's model family or program's library (`half()`):
 rules are chosen and tuned on the tuning half only, and the held-out half is only reported; its
@@ -75,7 +77,9 @@ equal to eager), and `explain` counts again with the copy first on the path. Eac
 is appended to the results file (JSON lines) as it finishes; `--resume` skips the classes already
 there, so a long run can be continued. `--no-fix` only counts the breaks (a census); `--refix` then
 fixes the breaking classes of the results file, cheapest first (`--refix --resume`: those not yet
-fixed). `--report` prints the tables from the results file;
+fixed). `--time` times each fixed row's compiled steady state after against before, inductor on
+CPU (`steady_state.py`; with `--program-compiles`, the program as the fix left it, its setting
+included). `--report` prints the tables from the results file;
 `--survey` compares which models break with a survey results file (the survey's nightly report
 JSON, kept outside this repository).
 """
@@ -94,6 +98,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import steady_state
 from package_runs import copy_package, explain
 
 HERE = Path(__file__).parent
@@ -265,11 +270,12 @@ def _inputs_require_grad(name: str, probed: dict, train: bool) -> bool:
 
 def measure(
     python: str, package: Path, name: str, timeout: float, fix_timeout: float | None, train: bool = False,
-    program_compiles: bool = False,
+    program_compiles: bool = False, timed: bool = False,
 ) -> dict:  # fmt: skip
     """One model's row: why it was not measured, or its breaks before and (unless `fix_timeout`
     is None) after `fix --entry --unsafe-fixes` (`train`: each call a training step;
-    `program_compiles`: the entry compiles its model itself, see `entry_text`)."""
+    `program_compiles`: the entry compiles its model itself, see `entry_text`; `timed`: the
+    compiled steady state after against before, `steady_state.py`)."""
     result: dict = {"class": name, "mode": "train" if train else "eval", "compiled_by": "program" if program_compiles else "graphweld"}
     start = time.perf_counter()
     program = is_program(name)
@@ -307,6 +313,8 @@ def measure(
             return result
         site = Path(scratch) / "site"
         copies = [copy_package(package, site) for package in packages]
+        as_given = Path(scratch) / "entry_as_given.py"
+        as_given.write_text(entry.read_text())
         try:
             done = _run(
                 [python, "-m", "graphweld", "fix", "--entry", str(entry), "--unsafe-fixes", "--compile-options",
@@ -332,6 +340,10 @@ def measure(
             result.update(after=_picture(after), sites_after=_sites(after))
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             result.update(after=None, after_error=str(exc))
+        if timed and fixed is not None and (fixed["kept"] or fixed.get("capture_setting_fix")):
+            result["steady_state"] = steady_state.compare(
+                python, as_given, entry, site if fixed["kept"] else None, train, fix_timeout or timeout
+            )
     result["seconds"] = round(time.perf_counter() - start, 1)
     return result
 
@@ -569,6 +581,8 @@ def main() -> None:
     parser.add_argument("--program-compiles", action="store_true", help="each entry compiles its model itself (`return "
                         "torch.compile(model)`, as a user's program does), so a setting fix --entry measures is written and "
                         "measured as written, not only offered")
+    parser.add_argument("--time", action="store_true", help="time each fixed row's compiled steady state after against "
+                        "before, inductor on CPU (steady_state.py; best used with --program-compiles)")
     parser.add_argument("--report", action="store_true", help="only print the tables from the results file")
     parser.add_argument("--survey", help="with --report: the survey's nightly report JSON to compare with")
     parser.add_argument("--survey-transformers", help="with --survey: results of the survey-only classes measured on the "
@@ -611,7 +625,7 @@ def main() -> None:
     results_path.parent.mkdir(parents=True, exist_ok=True)
     for index, name in enumerate(todo, 1):
         row = measure(args.python, Path(package), name, args.timeout, None if args.no_fix else args.fix_timeout, args.mode == "train",
-                      args.program_compiles)  # fmt: skip
+                      args.program_compiles, args.time)  # fmt: skip
         row.update(transformers=version, torch=torch_version)
         with results_path.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(row) + "\n")
@@ -622,9 +636,11 @@ def _line(row: dict) -> str:
     if row["status"] != "measured":
         return f"{row['class']}: {row['status']} ({row['error']})"
     before, after = row["before"], row.get("after") or {}
+    timed = row.get("steady_state")
+    speed = "" if timed is None else f", time after/before {timed['ratio']}" if "ratio" in timed else f", not timed: {timed['error']}"
     return (
         f"{row['class']}: breaks {before['graph_breaks']} -> {after.get('graph_breaks', '?')}, "
-        f"graphs {before['graphs']} -> {after.get('graphs', '?')}, {row['seconds']} s"
+        f"graphs {before['graphs']} -> {after.get('graphs', '?')}{speed}, {row['seconds']} s"
     )
 
 

@@ -19,6 +19,7 @@ sys.path.insert(0, str(BENCHMARKS))
 import reach  # noqa: E402
 import reach_models  # noqa: E402
 import breaking_code  # noqa: E402
+import steady_state  # noqa: E402
 
 
 def test_layers_are_cut_to_two_in_every_config_with_one_of_each_kind_of_layer():
@@ -347,3 +348,17 @@ def test_a_draw_counts_the_breaking_code_a_library_holds_outside_its_tests(tmp_p
         for path in package.rglob("*.py"):
             archive.write(path, str(path.relative_to(tmp_path)))
     assert breaking_code.count(wheel) == (lines, found)
+
+
+@pytest.mark.slow
+def test_the_steady_state_is_timed_on_each_side_and_a_side_that_fails_is_said(tmp_path: Path):
+    entry = "import torch\n\n\ndef my_model_function():\n    return torch.nn.Linear(4, 2)\n\n\ndef GetInput():\n    return torch.ones(3, 4)\n"
+    before, after = tmp_path / "before.py", tmp_path / "after.py"
+    before.write_text(entry)
+    after.write_text(entry.replace("Linear(4, 2)", "Sequential(torch.nn.Linear(4, 2), torch.nn.ReLU())"))
+    timed = steady_state.compare(sys.executable, before, after, None, True, 120)
+    assert timed["before_ms"] > 0 and timed["after_ms"] > 0
+    assert timed["ratio"] == pytest.approx(timed["after_ms"] / timed["before_ms"], rel=0.05)
+    after.write_text(entry.replace("torch.ones(3, 4)", "torch.ones(3, 5)"))
+    failed = steady_state.compare(sys.executable, before, after, None, False, 120)
+    assert failed["error"].startswith("after: RuntimeError: mat1 and mat2 shapes cannot be multiplied")
