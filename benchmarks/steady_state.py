@@ -54,14 +54,6 @@ def _load(entry: Path) -> Any:
     return module
 
 
-def _call(model: Any, inputs: Any) -> Any:
-    if isinstance(inputs, dict):
-        return model(**inputs)
-    if isinstance(inputs, tuple):
-        return model(*inputs)
-    return model(inputs)
-
-
 def _loss(output: Any) -> Any:
     import torch
 
@@ -73,6 +65,7 @@ def time_entry(entry: Path, train: bool) -> float:
     """Milliseconds per call (or training step) of the entry's program, compiled as it compiles
     itself: the best of REPEATS timings of CALLS calls, after WARMUP calls."""
     import torch
+    from reach_programs import _call  # a program's call as reach runs it (imports torch)
 
     torch.set_num_threads(1)
     module = _load(entry)
@@ -105,7 +98,7 @@ def main() -> None:
     parser.add_argument("entry", type=Path)
     parser.add_argument("--train", action="store_true")
     args = parser.parse_args()
-    sys.path.insert(0, str(args.entry.resolve().parent))
+    sys.path[:0] = [str(args.entry.resolve().parent), str(Path(__file__).parent)]
     print(json.dumps({"ms": time_entry(args.entry.resolve(), args.train)}))
 
 
