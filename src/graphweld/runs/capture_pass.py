@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 from graphweld.runs.capture_fix import COMMAND_MARKER, MARKER, best_trial, capture_setting_fix, setting_writable
 from graphweld.runs.command import script_path
 from graphweld.runs.entry import EntryError, RunReport
-from graphweld.runs.explanation import against_eager, explain_sites, outcome
+from graphweld.runs.explanation import explain_sites, outcome
 from graphweld.runs.targets import CommandTarget, EntryTarget, Target, tests_fail
 from graphweld.runs.verified_result import Candidate, VerifiedFix
 from graphweld.runs.verify import failed
@@ -115,7 +115,7 @@ def measure_setting_as_written(
     rewrites = sum(len(candidate.applied) for candidate in result.kept.values())
     with_rewrites = f", with the {rewrites} kept rewrite(s) (against those alone)" if rewrites else ""
     result.setting_fix = dataclasses.replace(
-        fix, measured=f"as written{with_rewrites}: {_picture_change(without, written)}, {outcome(result.before, written, against_eager(result.before))}"
+        fix, measured=f"as written{with_rewrites}: {_picture_change(without, written)}, {outcome(result.before, written)}"
     )
     result.after = written
     result.remaining = explain_sites(written, settings, texts=result.texts, dropped=[(t.change, t.why) for t in result.dropped])
