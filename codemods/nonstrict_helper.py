@@ -6,19 +6,15 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphweld.analysis.breakers import TENSOR_VALUE_READS, UNTRACEABLE_BREAKERS
-from graphweld.analysis.names import is_literal_constant, root_name
+from graphweld.analysis.purity import HelperPurity, function_body
 from graphweld.analysis.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.scopes import (
     bound_names,
     calls_where_written,
-    is_scope,
-    loaded_names,
     nested_scope_or_expression,
     own_statements,
     parameter_names,
-    target_names,
 )
 from graphweld.analysis.torch_api import NONSTRICT_TRACE
 from graphweld.walk import iter_nodes
@@ -26,13 +22,6 @@ from graphweld.walk import iter_nodes
 # Breaks that make a helper a candidate: Dynamo cannot trace it, though it may well be pure. I/O,
 # logging and DLPack breaks belong to isolate-io and dlpack-custom-op.
 CANDIDATE_KINDS = frozenset({"explicit", "untraceable", "configured"})
-# Python-level randomness, clocks and interpreter state: non-strict tracing would bake one value
-# into the graph.
-NONDETERMINISTIC_PREFIXES = ("random.", "time.", "datetime.", "uuid.", "secrets.", "numpy.random.", "os.urandom", "gc.")
-# Tensor methods that read values into Python: non-strict tracing bakes them in as constants.
-VALUE_READS = TENSOR_VALUE_READS | {"data_ptr"}
-# Methods that mutate a Python list, dict or set in place.
-CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "remove", "clear", "update", "setdefault", "popitem", "discard", "pop"})
 
 
 @dataclass(frozen=True)
@@ -140,9 +129,8 @@ class NonstrictHelper(Rule):
     def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
         super().__init__(context)
         self._verdicts: dict[str, _Verdict | None] = {}
-        self._callee_impurities: dict[str, str | None] = {}
+        self._purity = HelperPurity(context)
         self._decorated: set[str] = set()
-        self._module_values: dict[str, bool] | None = None
         self._breaking: set[str] | None = None
         self._records: dict[str, str] | None = None
 
@@ -161,7 +149,7 @@ class NonstrictHelper(Rule):
             self._consider(node.name.value, caller=None, statement=None)
         if not regions.is_compiled(node) or not self._breaking_helpers():
             return
-        local = parameter_names(node) | bound_names(_body(node))
+        local = parameter_names(node) | bound_names(function_body(node))
         wanted = self._breaking_helpers() - local
         for statement in own_statements(node):
             for call in calls_where_written(statement):
@@ -269,7 +257,7 @@ class NonstrictHelper(Rule):
         refused = self._refused_output(node)
         if refused is not None:
             return _Verdict(breaking, cause, refused)
-        return _Verdict(breaking, cause, self._impurity(helper))
+        return _Verdict(breaking, cause, self._purity.impurity(helper))
 
     def _refused_output(self, node: cst.FunctionDef) -> str | None:
         """Why Dynamo would refuse what the helper returns from a nonstrict_trace call: a NamedTuple,
@@ -311,169 +299,6 @@ class NonstrictHelper(Rule):
                             self._records[small.targets[0].target.value] = "a namedtuple"
         return self._records
 
-    # -- purity -----------------------------------------------------------------------------------
-
-    def _impurity(self, helper: FunctionInfo) -> str | None:
-        """Why the helper is not pure in the seed's sense, or None."""
-        node = helper.node
-        context = self.context
-        if node.asynchronous is not None:
-            return "it is a coroutine"
-        params = parameter_names(node)
-        local = bound_names(_body(node)) - params
-        module_values = self._module_variables()
-        returns_value = False
-        for current in iter_nodes(node.body):
-            if isinstance(current, (cst.Global, cst.Nonlocal)):
-                return f"it is not pure: it declares `{context.code(current)}`"
-            if isinstance(current, (cst.Yield, cst.Await)):
-                return "it is a generator" if isinstance(current, cst.Yield) else "it awaits"
-            if (
-                isinstance(current, cst.Return)
-                and current.value is not None
-                and not (isinstance(current.value, cst.Name) and current.value.value == "None")
-            ):
-                returns_value = True
-            if isinstance(current, cst.SimpleStatementLine):
-                breaker = context.breakers.statement_breaker(current)
-                if breaker is not None and breaker.kind in ("io", "logging"):
-                    return f"it is not pure: it performs I/O (`{context.code(current)}`)"
-            if isinstance(current, cst.Call):
-                problem = self._impure_call(current, local)
-                if problem is not None:
-                    return problem
-            if isinstance(current, (cst.If, cst.While, cst.IfExp)) and _reduces_to_truth(current.test):
-                return (
-                    f"it decides on the truth of a tensor reduction (`{context.code(current.test)}`): non-strict "
-                    "tracing runs it on tensors without values, and deciding on one fails"
-                )
-            for target in _written_targets(current):
-                root = root_name(target)
-                if root is None or root not in local:
-                    return f"it is not pure: it writes `{context.code(target)}`, which it did not create"
-        for name in sorted(loaded_names([node.body]) - local - params):
-            if name in module_values and not module_values[name]:
-                return f"it reads module-level `{name}`, which non-strict tracing would freeze as a constant (pass it as an argument)"
-        if not returns_value:
-            return "it returns nothing, and nonstrict_trace needs its results returned"
-        return self._frame_dependence(node)
-
-    def _frame_dependence(self, node: cst.FunctionDef) -> str | None:
-        """Whether what the helper returns depends on frame introspection: the call stack is an
-        input it does not take as an argument, and non-strict tracing runs it under other callers.
-        Follows values through assignments and in-place calls (`stack.append(frame)`), and
-        through the branches and loops they control (a `return` inside `if frame...:`)."""
-        qualify = self.context.regions.imports.qualify
-        sources = [
-            n for n in iter_nodes(node.body, prune=is_scope) if isinstance(n, cst.Call) and qualify(n.func) in UNTRACEABLE_BREAKERS
-        ]
-        if not sources:
-            return None
-        source_ids = {id(call) for call in sources}
-        statements = [n for n in iter_nodes(node.body, prune=is_scope) if isinstance(n, cst.BaseStatement)]
-        tainted: set[str] = set()
-        controlled: set[int] = set()  # statements inside a branch or loop a tainted value controls
-
-        def depends(expression: cst.CSTNode | None) -> bool:
-            if expression is None:
-                return False
-            if any(id(inner) in source_ids for inner in iter_nodes(expression, prune=is_scope)):
-                return True
-            return bool(loaded_names([expression]) & tainted)
-
-        def header(statement: cst.BaseStatement) -> list[cst.CSTNode]:
-            if isinstance(statement, (cst.If, cst.While)):
-                return [statement.test]
-            if isinstance(statement, cst.For):
-                return [statement.iter]
-            if isinstance(statement, cst.With):
-                return [item.item for item in statement.items]
-            return []
-
-        while True:
-            before = (len(tainted), len(controlled))
-            for statement in statements:
-                inside = id(statement) in controlled
-                if isinstance(statement, cst.SimpleStatementLine):
-                    for small in statement.body:
-                        if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and (inside or depends(small.value)):
-                            tainted |= bound_names([statement])
-                        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-                            call = small.value
-                            # `stack.append(frame_info)` puts the value into `stack`.
-                            if isinstance(call.func, cst.Attribute) and (inside or any(depends(arg.value) for arg in call.args)):
-                                root = root_name(call.func.value)
-                                if root is not None:
-                                    tainted.add(root)
-                elif inside or any(depends(part) for part in header(statement)):
-                    tainted |= bound_names([statement])
-                    controlled.update(
-                        id(n) for n in iter_nodes(statement, prune=is_scope) if isinstance(n, cst.BaseStatement) and n is not statement
-                    )
-            if (len(tainted), len(controlled)) == before:
-                break
-        for statement in statements:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                continue
-            for small in statement.body:
-                if isinstance(small, cst.Return) and (id(statement) in controlled or depends(small.value)):
-                    shown = self.context.code(sources[0])
-                    return f"its result depends on the call stack (`{shown}`), which non-strict tracing would freeze"
-        return None
-
-    def _impure_call(self, call: cst.Call, local: set[str]) -> str | None:
-        context = self.context
-        name = context.regions.imports.qualify(call.func) or ""
-        if name.startswith(NONDETERMINISTIC_PREFIXES):
-            return f"it is not pure: it reads randomness, clocks or process state (`{context.code(call)}`)"
-        if isinstance(call.func, cst.Attribute):
-            method = call.func.attr.value
-            if method in VALUE_READS:
-                return f"it reads tensor values into Python (`{context.code(call)}`), which non-strict tracing would freeze as constants"
-            root = root_name(call.func.value)
-            if method in CONTAINER_MUTATORS and root is not None and root not in local:
-                return f"it is not pure: it mutates `{root}` in place (`{context.code(call)}`), which it did not create"
-        if _truth_of_comparisons(call, local):
-            return (
-                f"it takes the Python truth of tensor values (`{context.code(call)}`): non-strict tracing runs it "
-                "on tensors without values, where that truth is unknown (GB0251)"
-            )
-        if isinstance(call.func, cst.Name):
-            callee = context.regions.module_function(call.func.value)
-            if callee is not None and call.func.value not in local:
-                impurity = self._callee_impurity(callee)
-                if impurity is not None:
-                    return f"it calls `{callee.name}`, which is not fit for it ({impurity})"
-        return None
-
-    def _callee_impurity(self, callee: FunctionInfo) -> str | None:
-        if callee.name not in self._callee_impurities:
-            self._callee_impurities[callee.name] = None  # recursion guard: a cycle counts as pure
-            impurity = self._impurity(callee)
-            if impurity is not None and impurity.startswith("it returns nothing"):
-                impurity = None  # a helper's helper may return nothing
-            self._callee_impurities[callee.name] = impurity
-        return self._callee_impurities[callee.name]
-
-    def _module_variables(self) -> dict[str, bool]:
-        """Module-level names bound by assignment -> whether every value is a literal constant."""
-        if self._module_values is None:
-            values: dict[str, bool] = {}
-            for statement in self.context.module.body:
-                if not isinstance(statement, cst.SimpleStatementLine):
-                    continue
-                for small in statement.body:
-                    if isinstance(small, cst.Assign):
-                        for target in small.targets:
-                            for name in target_names(target.target):
-                                values[name] = values.get(name, True) and is_literal_constant(small.value)
-                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                        constant = isinstance(small, cst.AnnAssign) and small.value is not None and is_literal_constant(small.value)
-                        for name in target_names(small.target):
-                            values[name] = values.get(name, True) and constant
-            self._module_values = values
-        return self._module_values
-
 class _WrapCalls(cst.CSTTransformer):
     """`name(args)` -> `<api>(name)(args)` (the seed's call-site form)."""
 
@@ -498,41 +323,8 @@ class _WrapCalls(cst.CSTTransformer):
         return updated_node
 
 
-def _truth_of_comparisons(call: cst.Call, local: set[str]) -> bool:
-    """`all(x < y for ...)`, `any(...)` or `bool(...)` of comparisons: Python asks each compared
-    value for its truth, a read of tensor values (torchsde's `is_strictly_increasing`); and
-    `bool(x.isfinite().all())`, the truth of a tensor reduction."""
-    if not isinstance(call.func, cst.Name) or call.func.value not in ("all", "any", "bool") or call.func.value in local:
-        return False
-    if len(call.args) != 1:
-        return False
-    argument = call.args[0].value
-    if call.func.value == "bool" and _reduces_to_truth(argument):
-        return True
-    if isinstance(argument, (cst.GeneratorExp, cst.ListComp)):
-        argument = argument.elt
-    return isinstance(argument, cst.Comparison) and not all(
-        isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in argument.comparisons
-    )
-
-
-def _reduces_to_truth(test: cst.BaseExpression) -> bool:
-    """`x.all()`, `mask.any()` (or `not` of one): a tensor reduced to one truth value, which
-    Python then asks for (`if x.isfinite().all():`)."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _reduces_to_truth(test.expression)
-    return (
-        isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute)
-        and test.func.attr.value in ("all", "any") and not isinstance(test.func.value, (cst.BaseString, cst.List, cst.Tuple))
-    )
-
-
 def _is_module_level(info: FunctionInfo) -> bool:
     return info.cls is None and info.parent is None and info.outer is None
-
-
-def _body(node: cst.FunctionDef) -> list[cst.BaseStatement]:
-    return list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
 
 
 def _simple_statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
@@ -543,24 +335,6 @@ def _simple_statements(node: cst.FunctionDef) -> list[cst.BaseStatement]:
         one_line_suite = isinstance(getattr(current, "body", None), cst.SimpleStatementSuite)
         if isinstance(current, cst.SimpleStatementLine) or (isinstance(current, cst.BaseCompoundStatement) and one_line_suite):
             found.append(current)
-    return found
-
-
-def _written_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
-    """Attribute and subscript targets a node writes or deletes."""
-    if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
-        targets = [node.target]
-    else:
-        return []
-    found: list[cst.BaseExpression] = []
-    while targets:
-        target = targets.pop()
-        if isinstance(target, (cst.Tuple, cst.List)):
-            targets.extend(element.value for element in target.elements)
-        elif isinstance(target, cst.StarredElement):
-            targets.append(target.value)
-        elif isinstance(target, (cst.Attribute, cst.Subscript)):
-            found.append(target)
     return found
 
 

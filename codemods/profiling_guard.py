@@ -7,9 +7,18 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
-from graphweld.analysis.reported import OUTPUT_CALLS, callee_leaf, reported_nodes
-from graphweld.analysis.scopes import is_scope, target_names
+from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor, tests_not_compiling
+from graphweld.analysis.clocks import (
+    CLOCKS,
+    CUDA_EVENTS,
+    EVENT_READS,
+    EVENT_STATEMENTS,
+    SYNCHRONIZE,
+    clock_decision,
+    dotted,
+    timing_events,
+)
+from graphweld.analysis.scopes import is_scope
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -24,23 +33,6 @@ NVTX_CALLS = frozenset(
     }
 )
 NVTX_CONTEXTS = frozenset({"torch.cuda.nvtx.range", "nvtx.annotate"})
-# Wall clocks: Dynamo does not trace them ("marked as skipped", GB0007); their neutral value.
-CLOCKS = {
-    "time.perf_counter": "0.0", "time.time": "0.0", "time.monotonic": "0.0", "time.process_time": "0.0",
-    "time.perf_counter_ns": "0", "time.time_ns": "0", "time.monotonic_ns": "0", "time.process_time_ns": "0",
-    "timeit.default_timer": "0.0",
-}
-CUDA_EVENTS = frozenset({"torch.cuda.Event", "torch.cuda.streams.Event", "torch.Event"})
-# An event is a timer only when made with `enable_timing=True` and used for nothing but recording,
-# synchronizing and reading a time: one passed on, stored or waited on orders streams (DDP's copy
-# events), and is left alone.
-# Methods of a CUDA event used for timing: statements, and the one that reads a time.
-EVENT_STATEMENTS = frozenset({"record", "synchronize"})
-EVENT_READS = {"elapsed_time": "0.0"}
-# Waits that only make a timing honest: skipped with the timing, where the function times.
-SYNCHRONIZE = frozenset({"torch.cuda.synchronize", "torch.accelerator.synchronize", "torch.cpu.synchronize"})
-
-
 _PROFILING_NAMES = NVTX_CALLS | NVTX_CONTEXTS | set(CLOCKS) | CUDA_EVENTS | SYNCHRONIZE
 # What the forms' text holds (a clock's or event's name, NVTX, a synchronize): looked for in the
 # module's text before any function is walked.
@@ -183,11 +175,11 @@ class ProfilingGuard(Rule):
             )
         ):
             return  # nothing of profiling here: most functions, said in one walk
-        events = _timing_events(node.body, context.regions.imports, local=True)
+        events = timing_events(node.body, context.regions.imports, local=True)
         if on_attributes:
             events |= self._event_attributes()
         clocks = [call for call in calls if self._qualify(call) in CLOCKS]
-        deciding = _decides(nodes, clocks) if clocks else None
+        deciding = clock_decision(nodes, clocks) if clocks else None
         if deciding is not None:
             # A deadline or a timeout, not a timer: reading 0 while compiling would change what
             # the function does. Its clocks stay (and so does any synchronize it makes).
@@ -313,7 +305,7 @@ class ProfilingGuard(Rule):
                 stores.update(id(target.target) for target in node.targets)
                 if (
                     isinstance(node.value, cst.Call) and self._qualify(node.value) in CLOCKS and len(node.targets) == 1
-                    and (name := _dotted(node.targets[0].target)) is not None and name.startswith("self.")
+                    and (name := dotted(node.targets[0].target)) is not None and name.startswith("self.")
                 ):
                     candidates.append((node.value, name.partition(".")[2]))
             elif isinstance(node, cst.Attribute):
@@ -391,7 +383,7 @@ class ProfilingGuard(Rule):
         if name in CUDA_EVENTS:
             small = statement.body[0]
             made = isinstance(small, cst.Assign) and small.value is call and any(
-                _dotted(target.target) in events for target in small.targets
+                dotted(target.target) in events for target in small.targets
             )
             return "None" if made else None
         func = call.func
@@ -404,7 +396,7 @@ class ProfilingGuard(Rule):
         torch.cuda.Event(enable_timing=True)`) and use only to time."""
         cached = getattr(self, "_attributes", None)
         if cached is None:
-            cached = self._attributes = _timing_events(self.context.module, self.context.regions.imports, local=False)
+            cached = self._attributes = timing_events(self.context.module, self.context.regions.imports, local=False)
         return cached
 
     def _skippable_context(self, expression: cst.BaseExpression) -> bool:
@@ -483,17 +475,7 @@ def _skipped(node: cst.CSTNode) -> bool:
 def _eager_only(node: cst.CSTNode) -> bool:
     """The body of `if not ...is_compiling():` or of `... if not ...is_compiling() else ...` (the
     fix's own forms): code that runs only eagerly."""
-    return isinstance(node, (cst.If, cst.IfExp)) and _not_compiling(node.test)
-
-
-def _not_compiling(test: cst.BaseExpression) -> bool:
-    """`not torch.compiler.is_compiling()` (or `torch._dynamo.is_compiling()`, any spelling)."""
-    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
-        return False
-    call = test.expression
-    return isinstance(call, cst.Call) and isinstance(call.func, (cst.Attribute, cst.Name)) and (
-        (call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value) == "is_compiling"
-    )
+    return isinstance(node, (cst.If, cst.IfExp)) and tests_not_compiling(node.test)
 
 
 def _is_context_manager(function: cst.FunctionDef) -> bool:
@@ -525,142 +507,4 @@ def _receiver(func: cst.Attribute) -> str | None:
         return value.value
     if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
         return f"{value.value.value}.{value.attr.value}"
-    return None
-
-
-def _timing_events(root: cst.CSTNode, imports, *, local: bool) -> set[str]:  # type: ignore[no-untyped-def]
-    """The names (`local`: plain names in a function's body; else `self.NAME` anywhere in the
-    module) bound to an event made with `enable_timing=True` and used for nothing but timing:
-    recorded, synchronized, queried, or in `elapsed_time`."""
-    nodes = list(iter_nodes(root, prune=is_scope if local else None))
-    made: set[str] = set()
-    for node in nodes:
-        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and imports.qualify(node.value.func) in CUDA_EVENTS:
-            timed = any(
-                arg.keyword is not None and arg.keyword.value == "enable_timing"
-                and isinstance(arg.value, cst.Name) and arg.value.value == "True" for arg in node.value.args
-            )
-            for target in node.targets:
-                name = _dotted(target.target)
-                if timed and name is not None and ("." in name) != local:
-                    made.add(name)
-    if not made:
-        return made
-    uses: dict[str, int] = dict.fromkeys(made, 0)
-    timed_uses: dict[str, int] = dict.fromkeys(made, 0)
-    for node in nodes:
-        name = _dotted(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-        if name in uses:
-            uses[name] += 1
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                if _dotted(target.target) in timed_uses:
-                    timed_uses[_dotted(target.target)] += 1  # type: ignore[index]
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            receiver = _dotted(node.func.value)
-            if receiver in timed_uses and node.func.attr.value in ("record", "synchronize", "query", "elapsed_time"):
-                timed_uses[receiver] += 1  # type: ignore[index]
-            if node.func.attr.value == "elapsed_time":
-                for arg in node.args:
-                    if _dotted(arg.value) in timed_uses:
-                        timed_uses[_dotted(arg.value)] += 1  # type: ignore[index]
-    return {name for name in made if uses[name] == timed_uses[name]}
-
-
-def _decides(nodes: list[cst.CSTNode], clocks: list[cst.Call]) -> cst.CSTNode | None:
-    """The test, comparison or wait in the function that reads a clock's value (directly or through
-    names bound from it), or None: a clock that only feeds what is reported is a timer."""
-    clock_ids = {id(call) for call in clocks}
-    tainted: set[str] = set()
-
-    def reads_clock(node: cst.CSTNode) -> bool:
-        return any(
-            id(inner) in clock_ids or (isinstance(inner, cst.Name) and inner.value in tainted)
-            for inner in iter_nodes(node, prune=is_scope)
-        )
-
-    changed = True
-    while changed:
-        changed = False
-        for node in nodes:
-            value = node.value if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) else None
-            if value is None or not reads_clock(value):
-                continue
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            for target in targets:
-                new = set(target_names(target)) - tainted
-                if new:
-                    tainted |= new
-                    changed = True
-    # A timestamp that leaves the function (stored on an object, returned) may decide elsewhere
-    # (a rate limit, a cache's age); a duration (a difference of clock reads) is what is reported.
-    def duration(value: cst.BaseExpression) -> bool:
-        return any(
-            isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Subtract) and reads_clock(inner)
-            for inner in iter_nodes(value, prune=is_scope)
-        ) or (isinstance(value, cst.Name) and value.value in durations)
-
-    def timestamp(value: cst.BaseExpression) -> bool:
-        """A clock's reading itself (`time.time()`, `int(now)`), not a difference of two."""
-        return reads_clock(value) and not duration(value) and not any(
-            isinstance(inner, cst.Name) and inner.value in durations for inner in iter_nodes(value, prune=is_scope)
-        )
-
-    durations = {
-        name for node in nodes if isinstance(node, cst.Assign) and reads_clock(node.value)
-        and any(isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Subtract) for inner in iter_nodes(node.value))
-        for target in node.targets for name in target_names(target.target)
-    }
-    stamps = {
-        name for node in nodes if isinstance(node, cst.Assign) and id(node.value) in clock_ids
-        for target in node.targets for name in target_names(target.target)
-    }
-    for node in nodes:
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract) and reads_clock(node):
-            # A duration of this function's own clock reads reads 0 while compiling; one measured
-            # from a reading made elsewhere (`now - self.start`) would not.
-            for side in (node.left, node.right):
-                if not (id(side) in clock_ids or (isinstance(side, cst.Name) and side.value in stamps)):
-                    return node
-        if isinstance(node, cst.Assign) and timestamp(node.value) and any(
-            not isinstance(target.target, cst.Name) for target in node.targets
-        ):
-            return node
-        if isinstance(node, cst.Call) and callee_leaf(node) not in _REPORTING_CALLS and any(
-            timestamp(arg.value) for arg in node.args
-        ):
-            return node
-        if isinstance(node, cst.Return) and node.value is not None:
-            parts = node.value.elements if isinstance(node.value, cst.Tuple) else [node.value]
-            if any(timestamp(part.value if isinstance(part, cst.Element) else part) for part in parts):
-                return node
-    # A comparison or choice whose value is only printed or logged (`ok={elapsed >= 0}` in an
-    # f-string) reports; it decides nothing.
-    reported = reported_nodes(nodes)
-    for node in nodes:
-        tested = None
-        if id(node) in reported:
-            continue
-        if isinstance(node, (cst.If, cst.While, cst.IfExp)) and not _not_compiling(node.test):
-            tested = node.test
-        elif isinstance(node, (cst.Comparison, cst.Assert)):
-            tested = node
-        elif isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
-            leaf = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
-            tested = node if leaf in ("sleep", "wait", "range") else None
-        if tested is not None and reads_clock(tested):
-            return tested
-    return None
-
-
-# Calls a timing is reported through: a timestamp handed to any other call may decide there.
-_REPORTING_CALLS = OUTPUT_CALLS | {"format", "str", "repr", "float", "int", "round", "abs"}
-
-
-def _dotted(node: cst.CSTNode) -> str | None:
-    """`start` for a name, `self.start` for an attribute of a name."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-        return f"{node.value.value}.{node.attr.value}"
     return None

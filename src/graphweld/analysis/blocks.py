@@ -259,3 +259,13 @@ def binds_torch(statements: Sequence[cst.CSTNode]) -> bool:
         return any(binds(child) for child in statement.children)
 
     return any(binds(statement) for statement in statements)
+
+
+def tests_not_compiling(test: cst.BaseExpression) -> bool:
+    """`not torch.compiler.is_compiling()` (or `torch._dynamo.is_compiling()`, any spelling)."""
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    call = test.expression
+    return isinstance(call, cst.Call) and isinstance(call.func, (cst.Attribute, cst.Name)) and (
+        (call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value) == "is_compiling"
+    )
