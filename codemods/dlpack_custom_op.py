@@ -9,6 +9,16 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from graphweld.analysis.array_api import (
+    ARRAY_ARITHMETIC,
+    ARRAY_EXPORTERS,
+    CAPSULE_EXPORTERS,
+    CONVERSION_LEAVES,
+    DLPACK_CONVERSIONS,
+    EXPORT_METHODS,
+    FLOAT_ELEMENTWISE,
+    SHAPE_AND_DTYPE_PRESERVING,
+)
 from graphweld.analysis.blocks import binds_at_module_level, definitions_anchor
 from graphweld.analysis.breakers import ARRAY_IMPORTERS, DLPACK_BREAKERS, DLPACK_IMPORTERS
 from graphweld.analysis.names import stored_root_name
@@ -17,50 +27,6 @@ from graphweld.rule import Rule, Safety
 from graphweld.analysis.scopes import SCOPE_NODES, bound_names, fresh_name, is_scope, loaded_names
 from graphweld.walk import children, iter_nodes
 
-# Calls that hand the same data over between frameworks: shape and dtype pass through unchanged.
-DLPACK_CONVERSIONS = frozenset({"from_dlpack", "fromDlpack", "to_dlpack", "toDlpack", "__dlpack__", "asarray"})
-# Array functions (numpy, cupy, jax.numpy) whose result has the input's shape and dtype.
-SHAPE_AND_DTYPE_PRESERVING = frozenset(
-    {
-        "abs",
-        "absolute",
-        "negative",
-        "positive",
-        "square",
-        "copy",
-        "ascontiguousarray",
-        "clip",
-        "flip",
-        "fliplr",
-        "flipud",
-        "sign",
-        "conj",
-        "nan_to_num",
-        "block_until_ready",
-    }
-)
-# Array functions whose result has the input's shape, and its dtype when that is floating-point
-# (NumPy, CuPy and jax.numpy alike; an integer input may come back as floats).
-FLOAT_ELEMENTWISE = frozenset(
-    {
-        "tanh", "sinh", "cosh", "arctanh", "arcsinh", "arccosh", "sin", "cos", "tan", "arcsin", "arccos",
-        "arctan", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "reciprocal",
-        "floor", "ceil", "trunc", "rint", "round", "around", "maximum", "minimum", "fmax", "fmin",
-        "add", "subtract", "multiply", "divide", "true_divide", "power", "hypot", "arctan2", "deg2rad",
-        "rad2deg", "degrees", "radians", "erf", "sigmoid", "relu", "gelu", "softplus",
-    }
-)
-# What exports a tensor to another library, beside DLPACK_BREAKERS: the array interfaces (NumPy's
-# Dynamo traces; CuPy's by `__cuda_array_interface__` and JAX's it does not), and tensor methods.
-ARRAY_EXPORTERS = frozenset(
-    {"numpy.asarray", "numpy.array", "cupy.asarray", "cupy.array", "jax.numpy.asarray", "jax.numpy.array"}
-)
-EXPORT_METHODS = frozenset({"numpy", "__dlpack__"})
-# torch's own capsule: consumed by the one from_dlpack that takes it.
-CAPSULE_EXPORTERS = frozenset({"torch.utils.dlpack.to_dlpack", "torch.to_dlpack"})
-# The calls of a round trip that only hand the data over (their leaf names).
-CONVERSION_LEAVES = frozenset({"numpy", "array", "as_tensor", "from_numpy", "tensor", "block_until_ready", "get", "device_put"})
-_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 # What an export's text holds (DLPACK_BREAKERS, ARRAY_EXPORTERS, EXPORT_METHODS): looked for in the
 # module's text before any function is walked.
 _EXPORT_WORDS = ("dlpack", "Dlpack", "asarray", ".array(", ".numpy(")
@@ -465,7 +431,7 @@ class DlpackCustomOp(Rule):
                         floating.append(f"`{self.context.code(node.func)}`")
                     elif leaf not in DLPACK_CONVERSIONS | SHAPE_AND_DTYPE_PRESERVING | CONVERSION_LEAVES and unknown is None:
                         unknown = node
-                elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
+                elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, ARRAY_ARITHMETIC):
                     floating.append(f"`{self.context.code(node.operator).strip()}`")
                 elif unknown is None and isinstance(node, (cst.Comparison, cst.BooleanOperation, cst.Subscript, cst.BinaryOperation)):
                     unknown = node  # a comparison, an index, a matrix product: another shape or dtype
