@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.rule import Rule, Safety
-from graphweld.walk import iter_nodes
+from graphweld.walk import calls_below, iter_nodes, nodes_of_types
 
 # `torch.nn` classes that create parameters when constructed (with their default arguments).
 _PARAMETER_HOLDERS = frozenset((
@@ -16,6 +16,8 @@ _PARAMETER_HOLDERS = frozenset((
 ))  # fmt: skip
 # What disables Dynamo on a function: a method decorated with one of these is already eager.
 _DISABLES = frozenset(("torch.compiler.disable", "torch._dynamo.disable"))
+_CLASS = frozenset({cst.ClassDef})
+_SIMPLE_LINES = frozenset({cst.SimpleStatementLine, cst.SimpleStatementSuite})
 
 
 class EagerModuleSetup(Rule):
@@ -166,7 +168,8 @@ class EagerModuleSetup(Rule):
 
     def _index(self) -> None:
         self._methods = {}
-        for node in iter_nodes(self.context.module):
+        # A class is a compound statement: no line of simple statements holds one.
+        for node in nodes_of_types(self.context.module, _CLASS, _SIMPLE_LINES):
             if isinstance(node, cst.ClassDef):
                 self._classes[node.name.value] = node
                 for statement in node.body.body:  # type: ignore[union-attr]
@@ -177,11 +180,10 @@ class EagerModuleSetup(Rule):
         """What the method constructs that holds parameters: classes of this module (their
         definitions) and `nn` modules with weights or `nn.Parameter` (the calls)."""
         found: list[cst.CSTNode] = []
-        for node in iter_nodes(method.body):
-            if isinstance(node, cst.Call):
-                made = self._parameter_holder(node, set())
-                if made is not None:
-                    found.append(made)
+        for node in calls_below(method.body):
+            made = self._parameter_holder(node, set())
+            if made is not None:
+                found.append(made)
         return found
 
     def _parameter_holder(self, call: cst.Call, seen: set[str]) -> cst.CSTNode | None:
@@ -213,9 +215,8 @@ def _self_calls(function: cst.FunctionDef) -> set[str]:
     receiver = params[0].name.value
     return {
         node.func.attr.value
-        for node in iter_nodes(function.body)
-        if isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
+        for node in calls_below(function.body)
+        if isinstance(node.func, cst.Attribute)
         and isinstance(node.func.value, cst.Name)
         and node.func.value.value == receiver
     }

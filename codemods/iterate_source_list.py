@@ -9,7 +9,10 @@ from graphweld.analysis.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
 from graphweld.analysis.scopes import mentioned_names
 from graphweld.analysis.tensors import FunctionValues
-from graphweld.walk import children, iter_nodes
+from graphweld.walk import children, iter_nodes, nodes_of_types
+
+# What iterates a value: `for` statements and comprehensions.
+_LOOPS = frozenset({cst.For, cst.CompFor})
 
 _FROM_LIST = frozenset(("torch.as_tensor", "torch.tensor"))
 
@@ -253,7 +256,7 @@ def _iterated_name(loop: cst.For | cst.CompFor) -> cst.Name | None:
 
 def _iterated_names(function: cst.FunctionDef) -> set[str]:
     """The names `for` loops and comprehensions of the function iterate."""
-    loops = (node for node in iter_nodes(function.body) if isinstance(node, (cst.For, cst.CompFor)))
+    loops = nodes_of_types(function.body, _LOOPS)
     return {name.value for name in map(_iterated_name, loops) if name is not None}
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.analysis.iterators import as_list, is_iterator_call, iterators_bound_before
-from graphweld.analysis.scopes import is_scope
+from graphweld.analysis.scopes import SCOPE_TYPES
 from graphweld.call_rewrite import CallRewrite
 from graphweld.rule import Rule, Safety
-from graphweld.walk import iter_nodes
+from graphweld.walk import nodes_of_types
+
+_CALL = frozenset({cst.Call})
 
 # The lazy iterators Dynamo cannot answer `hasattr` on (measured on torch 2.13 and 2.15:
 # `enumerate`, `reversed` and `iter` of a list answer it).
@@ -122,7 +124,7 @@ def _hasattr_parameters(function: cst.FunctionDef) -> set[str]:
     """The parameters the function's own code calls `hasattr` on (`hasattr(values, "__len__")`)."""
     parameters = {param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
     tested: set[str] = set()
-    for node in iter_nodes(function.body, prune=is_scope):
+    for node in nodes_of_types(function.body, _CALL, SCOPE_TYPES):
         if (
             isinstance(node, cst.Call)
             and isinstance(node.func, cst.Name)

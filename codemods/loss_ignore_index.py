@@ -11,7 +11,10 @@ from graphweld.analysis.scopes import is_nested_function, target_names
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
-from graphweld.walk import iter_nodes
+from graphweld.walk import DEFINITION_TYPES, iter_nodes, nodes_of_types
+
+_LINE = frozenset({cst.SimpleStatementLine})
+_ASSIGN = frozenset({cst.Assign})
 
 _FUNCTIONAL = "torch.nn.functional.cross_entropy"
 _MODULE = "torch.nn.CrossEntropyLoss"
@@ -90,11 +93,9 @@ class LossIgnoreIndex(Rule):
         imports = context.regions.imports
         values = context.function_values(node)
         loss_modules = _loss_modules(node, imports)
-        statements = [s for s in iter_nodes(node.body, prune=is_nested_function) if isinstance(s, cst.SimpleStatementLine)]
+        statements = nodes_of_types(node.body, _LINE, DEFINITION_TYPES | _LINE, skip_expressions=True)
         for statement in statements:
-            for call in iter_nodes(statement, prune=is_nested_function):
-                if not isinstance(call, cst.Call):
-                    continue
+            for call in context.calls_in(statement, statement):
                 ignore_index = _loss_ignore_index(call, imports, loss_modules)
                 if ignore_index is None or len(call.args) < 2 or any(a.keyword is not None or a.star for a in call.args[:2]):
                     continue
@@ -186,7 +187,7 @@ def _loss_modules(function: cst.FunctionDef, imports: ImportTable) -> dict[str, 
     """Names the function binds once to `nn.CrossEntropyLoss(...)`, with the loss's ignore index
     (None for one that cannot be rewritten: `reduction="none"`, or bound more than once)."""
     found: dict[str, str | None] = {}
-    for node in iter_nodes(function.body, prune=is_nested_function):
+    for node in nodes_of_types(function.body, _ASSIGN, DEFINITION_TYPES, skip_expressions=True):
         if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             name = node.targets[0].target.value
             value = node.value

@@ -9,9 +9,11 @@ import libcst as cst
 
 from graphweld.analysis.blocks import eager_only, runs_only_eagerly
 from graphweld.analysis.names import ImportTable
-from graphweld.analysis.scopes import is_scope, target_names
+from graphweld.analysis.scopes import SCOPE_TYPES, is_scope, target_names
 from graphweld.rule import Rule, Safety
-from graphweld.walk import iter_nodes
+from graphweld.walk import iter_nodes, nodes_of_types
+
+_RETURN = frozenset({cst.Return})
 
 
 _FLAG_SET = re.compile(r"\.requires_grad\s*=\s*True|\.requires_grad_\(")
@@ -171,7 +173,7 @@ def _flag_lines(node: cst.FunctionDef, imports: ImportTable) -> list[cst.SimpleS
 def _returned_names(node: cst.FunctionDef) -> frozenset[str]:
     """The names the function itself returns bare (`return state`), not a nested function's."""
     names = set()
-    for inner in iter_nodes(node.body, prune=is_scope):
+    for inner in nodes_of_types(node.body, _RETURN, SCOPE_TYPES, skip_expressions=True):
         if isinstance(inner, cst.Return) and isinstance(inner.value, cst.Name):
             names.add(inner.value.value)
     return frozenset(names)

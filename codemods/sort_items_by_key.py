@@ -7,7 +7,7 @@ import libcst as cst
 from graphweld.analysis.names import bare_method_call
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.rule import Rule, Safety
-from graphweld.walk import iter_nodes
+
 
 _KEY = cst.Arg(
     keyword=cst.Name("key"),
@@ -87,7 +87,7 @@ class SortItemsByKey(Rule):
         function = self.context.current_function
         if function is None or not self.context.in_compiled_region:
             return
-        calls = [node for node in iter_nodes(part, prune=_is_nested_definition) if self._sorts_dict_items(node, function)]
+        calls = [node for node in self.context.calls_in(statement, part) if self._sorts_dict_items(node, function)]
         if not calls:
             return
         replaced = part.visit(_AddKey({id(call) for call in calls}))
@@ -113,11 +113,6 @@ class SortItemsByKey(Rule):
         if not isinstance(mapping, cst.Name):
             return False
         return _is_dict(mapping.value, function, self.context.function_values(function))
-
-
-def _is_nested_definition(node: cst.CSTNode) -> bool:
-    """A function, lambda or class defined in the statement: its code is not the statement's."""
-    return isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
 
 
 def _is_dict(name: str, function: cst.FunctionDef, values: FunctionValues) -> bool:

@@ -27,7 +27,7 @@ from graphweld.analysis.regions import CompiledRegions
 from graphweld.analysis.split import FunctionSplitter
 from graphweld.settings import Settings
 from graphweld.analysis.tensors import FunctionValues
-from graphweld.walk import iter_nodes
+from graphweld.walk import calls_outside_definitions, iter_nodes
 
 
 class Safety(str, enum.Enum):
@@ -101,9 +101,7 @@ class RuleContext:
         once for all the rules that rewrite calls."""
         found = self._calls.get(id(statement))
         if found is None:
-            found = self._calls[id(statement)] = [
-                node for node in iter_nodes(part, prune=_is_nested_definition) if isinstance(node, cst.Call)
-            ]
+            found = self._calls[id(statement)] = calls_outside_definitions(part)
         return found
 
     def allows(self, rule: str, form: str, anchor: cst.CSTNode) -> bool:
@@ -334,8 +332,3 @@ class Rule:
 
     def report(self, anchor: cst.CSTNode, message: str) -> None:
         self.findings.append(Finding(self.id, anchor, message))
-
-
-def _is_nested_definition(node: cst.CSTNode) -> bool:
-    """A function, lambda or class defined in a statement: its code is not the statement's."""
-    return isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))

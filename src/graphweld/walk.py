@@ -89,6 +89,44 @@ def iter_nodes(root: cst.CSTNode, prune: Callable[[cst.CSTNode], bool] | None = 
         stack.extend(below)
 
 
+def nodes_of_types(
+    root: cst.CSTNode, wanted: frozenset[type], skip: frozenset[type] = frozenset(), skip_expressions: bool = False
+) -> list[cst.CSTNode]:
+    """The nodes in `root` (itself included) whose type is one of `wanted`, in `iter_nodes` order;
+    nothing below a node of a `skip` type, or below an expression with `skip_expressions`
+    (other than `root`), is looked at. Exact types, not `isinstance`: no abstract-class check per
+    node, which is most of a filtered walk's cost."""
+    found: list[cst.CSTNode] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        node_type = type(node)
+        if node_type in wanted:
+            found.append(node)
+        if node is not root and (node_type in skip or (skip_expressions and _is_expression_type(node_type))):
+            continue
+        below = children(node)
+        below.reverse()
+        stack.extend(below)
+    return found
+
+
+_CALL = frozenset({cst.Call})
+# Code a statement defines, not runs where it is written (what `scopes.is_nested_function` tests).
+DEFINITION_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+
+
+def calls_outside_definitions(root: cst.CSTNode) -> list[cst.Call]:
+    """The calls in `root`, in `iter_nodes` order, outside the functions, lambdas and classes
+    defined below it (the rules that rewrite calls walk every compiled line so)."""
+    return nodes_of_types(root, _CALL, DEFINITION_TYPES)  # type: ignore[return-value]
+
+
+def calls_below(root: cst.CSTNode) -> list[cst.Call]:
+    """Every call in `root`, nested definitions included, in `iter_nodes` order."""
+    return nodes_of_types(root, _CALL)  # type: ignore[return-value]
+
+
 def parents_of(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
     """Each node below `root` (by `id`) -> the node it is a child of."""
     parents: dict[int, cst.CSTNode] = {}

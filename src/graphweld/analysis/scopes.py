@@ -10,13 +10,17 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 
-from graphweld.walk import children, is_expression, iter_nodes
+from graphweld.walk import DEFINITION_TYPES, children, is_expression, iter_nodes, nodes_of_types
+
+_NAME = frozenset({cst.Name})
+_CALL = frozenset({cst.Call})
 
 # Nodes that open a scope of their own: what they bind stays inside them.
 SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # libcst's node classes are ABCs: `isinstance` against them is slow when it fails, which it
 # mostly does; walks that test every node look the type up instead.
 SCOPE_TYPES = frozenset(SCOPE_NODES)
+_BLOCKS_AND_SCOPES = SCOPE_TYPES | {cst.IndentedBlock}
 
 
 def is_scope(node: cst.CSTNode) -> bool:
@@ -34,9 +38,10 @@ def target_names(target: cst.BaseExpression) -> Iterator[str]:
         yield from target_names(target.value)
 
 
-def _in_scope(nodes: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+def _in_scope(nodes: Iterable[cst.CSTNode], wanted: frozenset[type]) -> Iterator[cst.CSTNode]:
+    """The nodes of the `wanted` types in the statements' own scope (nested scopes not entered)."""
     for root in nodes:
-        yield from iter_nodes(root, prune=is_scope)
+        yield from nodes_of_types(root, wanted, SCOPE_TYPES)
 
 
 # Nodes that bind names: each has a `target`, except those handled by name in `bound_names`.
@@ -50,10 +55,8 @@ def bound_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
     """Names the statements bind in their own scope (assignments, loops, with/except targets,
     imports, walrus, del, and the names of nested functions and classes)."""
     bound: set[str] = set()
-    for node in _in_scope(nodes):
+    for node in _in_scope(nodes, _BINDING_TYPES):
         node_type = type(node)
-        if node_type not in _BINDING_TYPES:
-            continue
         if node_type is cst.ImportAlias:
             if node.asname is None:
                 name = node.name
@@ -72,12 +75,12 @@ def bound_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
 
 def declared(nodes: Iterable[cst.CSTNode], kind: type[cst.Global] | type[cst.Nonlocal]) -> set[str]:
     """Names declared `global` (or `nonlocal`) in the statements' own scope."""
-    return {item.name.value for node in _in_scope(nodes) if isinstance(node, kind) for item in node.names}
+    return {item.name.value for node in _in_scope(nodes, frozenset({kind})) for item in node.names}
 
 
 def mentioned_names(nodes: Iterable[cst.CSTNode]) -> set[str]:
     """Every name the statements mention, nested scopes included (closures read them too)."""
-    return {node.value for root in nodes for node in iter_nodes(root) if isinstance(node, cst.Name)}
+    return {node.value for root in nodes for node in nodes_of_types(root, _NAME)}
 
 
 def loaded_names(nodes: Iterable[cst.CSTNode], skip: cst.CSTNode | None = None) -> set[str]:
@@ -89,12 +92,11 @@ def loaded_names(nodes: Iterable[cst.CSTNode], skip: cst.CSTNode | None = None) 
         node = stack.pop()
         if node is skip:
             continue
-        if isinstance(node, cst.Name):
-            found.add(node.value)
-        elif isinstance(node, cst.Attribute):
-            stack.append(node.value)
-        elif isinstance(node, cst.Arg):
-            stack.append(node.value)
+        node_type = type(node)
+        if node_type is cst.Name:
+            found.add(node.value)  # type: ignore[attr-defined]
+        elif node_type is cst.Attribute or node_type is cst.Arg:
+            stack.append(node.value)  # type: ignore[attr-defined]
         else:
             stack.extend(children(node))
     return found
@@ -131,15 +133,13 @@ def own_statements(function: cst.FunctionDef) -> list[cst.BaseStatement]:
 def calls_where_written(statement: cst.BaseStatement) -> list[cst.Call]:
     """Calls a statement makes where it is written (a compound statement's header, not its
     blocks; not inside lambdas, comprehensions or nested functions)."""
-    return [
-        n for n in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES))) if isinstance(n, cst.Call)
-    ]
+    return nodes_of_types(statement, _CALL, _BLOCKS_AND_SCOPES)  # type: ignore[return-value]
 
 
 def is_nested_function(node: cst.CSTNode) -> bool:
     """A function, lambda or class inside the code walked: its body does not run where it is
     written (comprehensions do, and are walked into)."""
-    return isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef))
+    return type(node) in DEFINITION_TYPES
 
 
 def nested_scope_or_expression(node: cst.CSTNode) -> bool:
