@@ -3,7 +3,8 @@ running the entry or the command, rewrite the files under the given paths that h
 the rewrites through the import overlay, and keep only what makes the compile picture strictly
 better while the run's oracle holds (an entry's every call equal to eager; a command's exit status
 and output; a `--test` command passing). Then measure the Dynamo switches its remaining breaks'
-hints call for, write the best one where the program compiles (`capture_pass`), and write what
+hints call for, write the best one where the program compiles (`capture_pass`), confirm the
+result with the program's own backend where the runs forced one (`own_backend`), and write what
 was kept.
 
 Each round rewrites the files holding the sites the last run saw (a skipped frame hides the breaks
@@ -24,6 +25,7 @@ picture is not strictly better than the last keeps nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from typing import Callable, Sequence
@@ -33,6 +35,7 @@ from graphweld.runs.capture_pass import choose_capture_setting, measure_setting_
 from graphweld.runs.eager_helper_policy import weigh_eager_helpers
 from graphweld.runs.entry import sites_by_file
 from graphweld.runs.explanation import explain_sites, measure_capture_settings
+from graphweld.runs.own_backend import confirm_with_own_backend
 from graphweld.runs.round_search import RoundSearch
 from graphweld.runs.targets import Target, check_tests_pass
 from graphweld.runs.verified_result import RoundTime, VerifiedFix
@@ -97,7 +100,9 @@ def fix_verified(
     path = setting_file(target, files, result)
     choose_capture_setting(target, settings, result, path)
     weigh_eager_helpers(target, settings, result, path, progress, note)
+    before_setting = dataclasses.replace(result, kept=dict(result.kept))
     measure_setting_as_written(target, settings, result, progress)
+    confirm_with_own_backend(target, settings, result, before_setting, progress)
     if write:
         _write(result)
     return result

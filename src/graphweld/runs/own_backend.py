@@ -1,0 +1,103 @@
+"""The fix confirmed with the program's own backend.
+
+`--compile-options backend=eager` makes every run of a verified fix cheaper (Dynamo only, no
+inductor compile), and where the program compiles itself it replaces the backend of the program's
+own `torch.compile` calls. What it verifies is then what Dynamo traces, not what the program runs:
+a rewrite or a Dynamo switch that traces under the eager backend can still fail in inductor's
+lowering (measured: a forecaster whose `allow_rnn` and `capture_scalar_outputs` verified under
+the eager backend and failed to compile under inductor). So before anything is written, the kept
+result, exactly as it would be written, runs once more with the program's own backends. Where
+that run fails or its outputs leave eager's, the setting goes first (the switches are what
+reaches inductor's lowering with new ops), and if the rewrites alone still fail, none is kept:
+each is listed as tried, with why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Callable
+
+from graphweld.runs.entry import EntryError, RunReport
+from graphweld.runs.explanation import explain_sites
+from graphweld.runs.targets import Target
+from graphweld.runs.verified_result import Tried, VerifiedFix
+from graphweld.runs.verify import OUTPUTS_DIFFER, compare_calls
+from graphweld.settings import Settings
+
+# Who compiled a run where the program's own torch.compile calls were measured: only there does a
+# forced backend stand in for a backend the program chose.
+PROGRAM_COMPILES = frozenset({"entry", "command"})
+
+
+def backend_stands_in(target: Target, result: VerifiedFix) -> bool:
+    """Whether the runs forced a backend onto the program's own compiles."""
+    return "backend" in target.runs.compile_options and result.before.compiled_by in PROGRAM_COMPILES
+
+
+def confirm_with_own_backend(
+    target: Target, settings: Settings, result: VerifiedFix, before_setting: VerifiedFix, progress: Callable[[str], None]
+) -> None:
+    """Run the kept result with the program's own backends (`--compile-options` less `backend`);
+    where it does not hold, drop the setting (back to `before_setting`: the result as it stood
+    before a setting was composed into its file), then every rewrite."""
+    if not backend_stands_in(target, result) or not result.kept:
+        return
+    own = {name: value for name, value in target.runs.compile_options.items() if name != "backend"}
+    backend = target.runs.compile_options["backend"]
+    progress(f"running what verified with backend={backend} with the program's own backend instead (compiled run)")
+    problem = _problem(target, result, own)
+    if problem is None:
+        return
+    if result.setting_fix is not None:
+        settings_said = ", ".join(result.setting_fix.trial.settings)
+        result.setting_fix = None
+        result.setting_note = f"it verified with backend={backend}, but with the program's own backend {problem}"
+        result.kept, result.after, result.remaining = dict(before_setting.kept), before_setting.after, before_setting.remaining
+        if not any(candidate.applied for candidate in result.kept.values()):
+            return
+        progress(f"running the kept rewrites without {settings_said} with the program's own backend (compiled run)")
+        problem = _problem(target, result, own)
+        if problem is None:
+            return
+    why = f"it verified with backend={backend}, but with the program's own backend {problem} (with the other kept rewrites)"
+    # A change kept as a site's next fix is now dropped with the rest: listed once, with why.
+    result.tried = [item for item in result.tried if not item.kept] + [
+        Tried(path, change, False, why) for path, candidate in result.kept.items() for change in candidate.applied
+    ]
+    result.kept, result.after, result.effects, result.exercised = {}, result.before, {}, {}
+    result.remaining = explain_sites(result.before, settings, texts={}, dropped=[(t.change, t.why) for t in result.dropped])
+
+
+def _problem(target: Target, result: VerifiedFix, options: dict) -> str | None:  # type: ignore[type-arg]
+    """What goes wrong with the program's own backend: the compiled run fails, or (for an entry)
+    its outputs differ from eager beyond what the original, compiled the same way, already differs
+    by. None when it holds."""
+    try:
+        run = target.compiled(result.texts, options)
+    except EntryError as exc:
+        return f"the compiled run fails with {getattr(exc, 'reason', exc)}"
+    if run.compile_fails:
+        where = f" (at {os.path.basename(run.compile_failure.file)}:{run.compile_failure.line})" if run.compile_failure else ""
+        return f"the compiled run fails with {run.compile_error}{where}"
+    differing = [leaf for leaf in compare_calls(result.before, run) if not leaf.equal]
+    if not differing:
+        return None
+    # The original's own compile with that backend sets the noise floor, as in every verdict.
+    try:
+        original = target.compiled({}, options)
+    except EntryError:
+        original = None
+    if original is not None and not original.compile_fails:
+        floor = _with_compiled_outputs(result.before, original)
+        differing = [leaf for leaf in compare_calls(floor, run, compile_noise=True) if not leaf.equal]
+    if not differing:
+        return None
+    return f"{OUTPUTS_DIFFER} at {differing[0].path}: {differing[0].detail}"
+
+
+def _with_compiled_outputs(before: RunReport, original: RunReport) -> RunReport:
+    """`before`'s eager reference, with the compiled outputs of `original` as the compiled original."""
+    outputs = {name: value for name, value in before.outputs.items() if name.startswith("eager")}
+    outputs.update({name: value for name, value in original.outputs.items() if name.startswith("compiled")})
+    return dataclasses.replace(before, outputs=outputs)
