@@ -330,6 +330,7 @@ def measure(
             result["capture"] = best_capture(fixed.get("capture_settings") or [])
             written = fixed.get("capture_setting_fix")
             result["setting_written"] = written["settings"] if written else None
+            result["setting_note"] = fixed.get("capture_setting_note")
             result["dropped"] = [
                 {"path": os.path.relpath(item["path"], site), "line": item["line"], "rule": item["rule"],
                  "form": item["form"], "why": item["why"]}
@@ -593,6 +594,8 @@ def main() -> None:
         older = _load(Path(args.survey_transformers)) if args.survey_transformers else []
         report(_load(results_path), Path(args.survey) if args.survey else None, older)
         return
+    # Absolute: some runs start in the entry's directory (the steady-state timings).
+    args.python = os.path.abspath(args.python)
     if not Path(args.python).exists():
         sys.exit(f"error: {args.python} not found; create the environment first (see this file's docstring)")
     versions = _run([args.python, "-c", "import transformers, torch, os; print(transformers.__version__, torch.__version__, "

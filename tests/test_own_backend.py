@@ -57,11 +57,44 @@ def test_a_setting_the_programs_own_backend_cannot_compile_is_not_written(tmp_pa
     data = _fix(entry, "--ignore", "item-stays-tensor")
     assert data["capture_setting_fix"] is None
     note = data["capture_setting_note"]
-    assert note.startswith("it verified with backend=eager, but with the program's own backend the compiled run fails"), note
+    assert note.startswith("capture_scalar_outputs: it verified with backend=eager, but with the program's own backend the compiled run fails"), note
     assert "picky_backend" in note
     assert entry.read_text() == PROGRAM.format(refused="item")
     # The picture reported is the one of what stays: the files as they were.
     assert data["after"] == data["before"]
+
+
+RECURRENT = PROGRAM.replace(
+    """class Normalize(nn.Module):
+    def forward(self, x):
+        scale = x.abs().max().item()
+        return x / scale
+""",
+    """class Normalize(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 4, batch_first=True)
+
+    def forward(self, x):
+        scale = x.abs().max().item()
+        out, _ = self.lstm(x / scale)
+        return out
+""",
+).replace("torch.linspace(-1, 1, 8)", "torch.linspace(-1, 1, 24).reshape(2, 3, 4)")
+
+
+@pytest.mark.slow
+def test_when_the_best_setting_fails_with_the_programs_own_backend_the_next_best_is_written(tmp_path: Path):
+    # Both switches together trace the `.item()` read, which the program's backend refuses;
+    # allow_rnn alone compiles the LSTM and leaves the read to break, which it takes.
+    entry = tmp_path / "normalize_entry.py"
+    entry.write_text(RECURRENT.format(refused="item"))
+    data = _fix(entry, "--ignore", "item-stays-tensor")
+    assert data["capture_setting_fix"]["settings"] == ["allow_rnn"], data["capture_setting_note"]
+    # The better one passed over is said, with why.
+    assert data["capture_setting_note"].startswith("allow_rnn, capture_scalar_outputs: it verified with backend=eager")
+    assert "torch._dynamo.config.allow_rnn = True" in entry.read_text()
+    assert "capture_scalar_outputs = True" not in entry.read_text()
 
 
 def test_a_rewrite_the_programs_own_backend_cannot_compile_is_dropped_and_said(tmp_path: Path):

@@ -732,6 +732,8 @@ def _fix_verified(target: Target, paths: Sequence[str], settings: Settings, show
                 f"{action}: {setting_fix.message}",
                 highlight=False,
             )
+            if result.refused_settings:
+                err.print(f"Capture settings passed over: {setting_note}.", highlight=False)
         elif setting_note:
             err.print(f"Capture settings not written: {setting_note}.", highlight=False)
     if result.errors:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Collection, Sequence
 
 import libcst as cst
 
@@ -47,11 +47,11 @@ class CaptureSettingFix:
         )
 
 
-def best_trial(trials: list[CaptureTrial]) -> CaptureTrial | None:
+def best_trial(trials: list[CaptureTrial], refused: Collection[tuple[str, ...]] = ()) -> CaptureTrial | None:
     """Among the trials with outputs equal that made Dynamo's picture better, the best picture,
     judged as every rewrite is: skipped frames, then breaks, then graphs (the fewer settings on a
-    tie)."""
-    useful = [t for t in trials if t.outputs_equal and picture(t.after) < picture(t.before)]
+    tie). Settings in `refused` (found to fail where the program's own backend compiles) are passed over."""
+    useful = [t for t in trials if t.outputs_equal and picture(t.after) < picture(t.before) and t.settings not in refused]
     return min(useful, key=lambda t: (picture(t.after), len(t.settings)), default=None)
 
 

@@ -49,7 +49,7 @@ def choose_capture_setting(target: Target, settings: Settings, result: VerifiedF
     why not."""
     import libcst as cst
 
-    trial = best_trial(result.trials)
+    trial = best_trial(result.trials, result.refused_settings)
     if trial is None:
         return
     if not settings.unsafe_fixes:

@@ -99,8 +99,8 @@ def weigh_eager_helpers(
         report, options, lambda chosen: target.compiled(texts, chosen),
         progress=lambda message: progress(f"{message} without eager-helper's changes"), failed=note,
     )
-    trial = best_trial(trials)
-    current = best_trial(result.trials)
+    trial = best_trial(trials, result.refused_settings)
+    current = best_trial(result.trials, result.refused_settings)
     with_them = current.after if current is not None else result.after
     if trial is None or (with_them is not None and picture(trial.after) >= picture(with_them)):
         return

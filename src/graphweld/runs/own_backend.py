@@ -6,10 +6,9 @@ own `torch.compile` calls. What it verifies is then what Dynamo traces, not what
 a rewrite or a Dynamo switch that traces under the eager backend can still fail in inductor's
 lowering (measured: a forecaster whose `allow_rnn` and `capture_scalar_outputs` verified under
 the eager backend and failed to compile under inductor). So before anything is written, the kept
-result, exactly as it would be written, runs once more with the program's own backends. Where
-that run fails or its outputs leave eager's, the setting goes first (the switches are what
-reaches inductor's lowering with new ops), and if the rewrites alone still fail, none is kept:
-each is listed as tried, with why.
+result, exactly as it would be written, runs once more with the program's own backends. A setting
+that fails there is refused and the next best is tried (`verified_fix`); kept rewrites that fail
+there without a setting are not kept: each is listed as tried, with why.
 """
 
 from __future__ import annotations
@@ -35,38 +34,44 @@ def backend_stands_in(target: Target, result: VerifiedFix) -> bool:
     return "backend" in target.runs.compile_options and result.before.compiled_by in PROGRAM_COMPILES
 
 
-def confirm_with_own_backend(
-    target: Target, settings: Settings, result: VerifiedFix, before_setting: VerifiedFix, progress: Callable[[str], None]
-) -> None:
-    """Run the kept result with the program's own backends (`--compile-options` less `backend`);
-    where it does not hold, drop the setting (back to `before_setting`: the result as it stood
-    before a setting was composed into its file), then every rewrite."""
-    if not backend_stands_in(target, result) or not result.kept:
+def setting_refused(target: Target, result: VerifiedFix, progress: Callable[[str], None]) -> str | None:
+    """Why the setting written (with the kept rewrites, as they will be written) fails with the
+    program's own backend; None when it holds, or when there is nothing to confirm."""
+    if result.setting_fix is None or not backend_stands_in(target, result):
+        return None
+    said = ", ".join(result.setting_fix.trial.settings)
+    progress(f"running {said} as written with the program's own backend instead of backend={_forced(target)} (compiled run)")
+    problem = _problem(target, result, _own_options(target))
+    return None if problem is None else f"it verified with backend={_forced(target)}, but with the program's own backend {problem}"
+
+
+def confirm_rewrites(target: Target, settings: Settings, result: VerifiedFix, progress: Callable[[str], None]) -> None:
+    """Where no setting is written (one that is was confirmed with them), run the kept rewrites
+    with the program's own backend; where they fail, none is kept, each listed as tried with why."""
+    if result.setting_fix is not None or not backend_stands_in(target, result):
         return
-    own = {name: value for name, value in target.runs.compile_options.items() if name != "backend"}
-    backend = target.runs.compile_options["backend"]
-    progress(f"running what verified with backend={backend} with the program's own backend instead (compiled run)")
-    problem = _problem(target, result, own)
+    if not any(candidate.applied for candidate in result.kept.values()):
+        return
+    progress(f"running the kept rewrites with the program's own backend instead of backend={_forced(target)} (compiled run)")
+    problem = _problem(target, result, _own_options(target))
     if problem is None:
         return
-    if result.setting_fix is not None:
-        settings_said = ", ".join(result.setting_fix.trial.settings)
-        result.setting_fix = None
-        result.setting_note = f"it verified with backend={backend}, but with the program's own backend {problem}"
-        result.kept, result.after, result.remaining = dict(before_setting.kept), before_setting.after, before_setting.remaining
-        if not any(candidate.applied for candidate in result.kept.values()):
-            return
-        progress(f"running the kept rewrites without {settings_said} with the program's own backend (compiled run)")
-        problem = _problem(target, result, own)
-        if problem is None:
-            return
-    why = f"it verified with backend={backend}, but with the program's own backend {problem} (with the other kept rewrites)"
+    why = f"it verified with backend={_forced(target)}, but with the program's own backend {problem} (with the other kept rewrites)"
     # A change kept as a site's next fix is now dropped with the rest: listed once, with why.
     result.tried = [item for item in result.tried if not item.kept] + [
         Tried(path, change, False, why) for path, candidate in result.kept.items() for change in candidate.applied
     ]
     result.kept, result.after, result.effects, result.exercised = {}, result.before, {}, {}
     result.remaining = explain_sites(result.before, settings, texts={}, dropped=[(t.change, t.why) for t in result.dropped])
+
+
+def _forced(target: Target) -> str:
+    return str(target.runs.compile_options["backend"])
+
+
+def _own_options(target: Target) -> dict:  # type: ignore[type-arg]
+    """The run's compile options less the forced backend: the program's own compiles choose theirs."""
+    return {name: value for name, value in target.runs.compile_options.items() if name != "backend"}
 
 
 def _problem(target: Target, result: VerifiedFix, options: dict) -> str | None:  # type: ignore[type-arg]

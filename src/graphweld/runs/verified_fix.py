@@ -35,7 +35,7 @@ from graphweld.runs.capture_pass import choose_capture_setting, measure_setting_
 from graphweld.runs.eager_helper_policy import weigh_eager_helpers
 from graphweld.runs.entry import sites_by_file
 from graphweld.runs.explanation import explain_sites, measure_capture_settings
-from graphweld.runs.own_backend import confirm_with_own_backend
+from graphweld.runs.own_backend import confirm_rewrites, setting_refused
 from graphweld.runs.round_search import RoundSearch
 from graphweld.runs.targets import Target, check_tests_pass
 from graphweld.runs.verified_result import RoundTime, VerifiedFix
@@ -97,15 +97,52 @@ def fix_verified(
         report, target.runs.compile_options, lambda options: target.compiled(result.texts, options),
         progress=lambda message: progress(f"{message} with the kept rewrites: {target.trial_runs}"), failed=note,
     )
-    path = setting_file(target, files, result)
-    choose_capture_setting(target, settings, result, path)
-    weigh_eager_helpers(target, settings, result, path, progress, note)
-    before_setting = dataclasses.replace(result, kept=dict(result.kept))
-    measure_setting_as_written(target, settings, result, progress)
-    confirm_with_own_backend(target, settings, result, before_setting, progress)
+    _setting_pass(target, settings, result, setting_file(target, files, result), progress, note)
+    confirm_rewrites(target, settings, result, progress)
     if write:
         _write(result)
     return result
+
+
+# How many settings are tried, best first, when the best fails with the program's own backend.
+MAX_SETTINGS_CONFIRMED = 3
+
+
+def _setting_pass(
+    target: Target, settings: Settings, result: VerifiedFix, path: str | None,
+    progress: Callable[[str], None], note: Callable[[str], None],
+) -> None:
+    """Choose the best measured setting, weigh eager-helper's changes against it, verify it as
+    written, and confirm it with the program's own backend where the runs forced one; a setting
+    that fails there is refused, the result goes back to what it was, and the next best is tried."""
+    start = _snapshot(result)
+    for _ in range(MAX_SETTINGS_CONFIRMED):
+        choose_capture_setting(target, settings, result, path)
+        weigh_eager_helpers(target, settings, result, path, progress, note)
+        measure_setting_as_written(target, settings, result, progress)
+        refused = setting_refused(target, result, progress)
+        if refused is None:
+            return
+        assert result.setting_fix is not None
+        result.refused_settings[result.setting_fix.trial.settings] = refused
+        refusals = result.refused_settings
+        _restore(result, start)
+        result.refused_settings = refusals
+        result.setting_note = "; ".join(f"{', '.join(names)}: {why}" for names, why in refusals.items())
+
+
+def _snapshot(result: VerifiedFix) -> VerifiedFix:
+    """A copy of the result whose containers are its own (the setting pass changes them in place)."""
+    return dataclasses.replace(
+        result, kept=dict(result.kept), tried=list(result.tried), trials=list(result.trials),
+        effects=dict(result.effects), exercised=dict(result.exercised), refused_settings=dict(result.refused_settings),
+    )
+
+
+def _restore(result: VerifiedFix, snapshot: VerifiedFix) -> None:
+    copy = _snapshot(snapshot)
+    for name in (field.name for field in dataclasses.fields(VerifiedFix)):
+        setattr(result, name, getattr(copy, name))
 
 
 def _write(result: VerifiedFix) -> None:

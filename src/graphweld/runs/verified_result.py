@@ -65,6 +65,8 @@ class VerifiedFix:
     trials: list[CaptureTrial] = field(default_factory=list)
     setting_fix: CaptureSettingFix | None = None
     setting_note: str | None = None
+    # Settings that verified with a forced backend and failed with the program's own (why).
+    refused_settings: dict[tuple[str, ...], str] = field(default_factory=dict)
     written: bool = False
     rounds: list[RoundTime] = field(default_factory=list)
     # Each kept change's measured effect: what its round's verified run improved, against the
