@@ -69,11 +69,15 @@ def time_entry(entry: Path, train: bool) -> float:
 
     torch.set_num_threads(1)
     module = _load(entry)
-    model, inputs = module.my_model_function(), module.GetInput()
+    model = module.my_model_function()
     if isinstance(model, torch.nn.Module):
         model.train(train)
+    # Inputs made for every call before any is timed: a program may change its input (torchani's
+    # forces set `requires_grad` on the coordinates), so a call must not get one a call before it used.
+    fresh = iter([module.GetInput() for _ in range(WARMUP + REPEATS * CALLS)])
 
     def step() -> None:
+        inputs = next(fresh)
         if train:
             loss = _loss(_call(model, inputs))
             if getattr(loss, "requires_grad", False):
