@@ -50,8 +50,12 @@ class CaptureSettingFix:
 def best_trial(trials: list[CaptureTrial], refused: Collection[tuple[str, ...]] = ()) -> CaptureTrial | None:
     """Among the trials with outputs equal that made Dynamo's picture better, the best picture,
     judged as every rewrite is: skipped frames, then breaks, then graphs (the fewer settings on a
-    tie). Settings in `refused` (found to fail where the program's own backend compiles) are passed over."""
-    useful = [t for t in trials if t.outputs_equal and picture(t.after) < picture(t.before) and t.settings not in refused]
+    tie). Settings in `refused` (found to fail where the program's own backend compiles) are passed
+    over, and so is any trial holding all of one of them: a switch more does not undo a failure."""
+    useful = [
+        t for t in trials
+        if t.outputs_equal and picture(t.after) < picture(t.before) and not any(set(r) <= set(t.settings) for r in refused)
+    ]
     return min(useful, key=lambda t: (picture(t.after), len(t.settings)), default=None)
 
 
