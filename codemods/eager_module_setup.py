@@ -170,11 +170,10 @@ class EagerModuleSetup(Rule):
         self._methods = {}
         # A class is a compound statement: no line of simple statements holds one.
         for node in nodes_of_types(self.context.module, _CLASS, _SIMPLE_LINES):
-            if isinstance(node, cst.ClassDef):
-                self._classes[node.name.value] = node
-                for statement in node.body.body:  # type: ignore[union-attr]
-                    if isinstance(statement, cst.FunctionDef):
-                        self._methods.setdefault(statement.name.value, []).append(statement)
+            self._classes[node.name.value] = node  # type: ignore[attr-defined]
+            for statement in node.body.body:  # type: ignore[attr-defined]
+                if isinstance(statement, cst.FunctionDef):
+                    self._methods.setdefault(statement.name.value, []).append(statement)
 
     def _constructed(self, method: cst.FunctionDef) -> list[cst.CSTNode]:
         """What the method constructs that holds parameters: classes of this module (their
