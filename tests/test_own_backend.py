@@ -117,3 +117,13 @@ def test_what_the_programs_own_backend_compiles_is_written(tmp_path: Path):
     data = _fix(entry, "--select", "item-stays-tensor")
     assert list(data["kept"].values()) == [["item-stays-tensor"]]
     assert "x.abs().max().detach().reshape(())" in entry.read_text()
+
+
+def test_a_program_its_own_backend_cannot_compile_as_given_keeps_the_forced_backends_verdict(tmp_path: Path):
+    # The program's backend refuses `abs`, which the program uses before any fix: the run with it
+    # fails as given too, so it says nothing of the fix, and what verified is written.
+    entry = tmp_path / "normalize_entry.py"
+    entry.write_text(PROGRAM.format(refused="abs"))
+    data = _fix(entry, "--select", "item-stays-tensor")
+    assert list(data["kept"].values()) == [["item-stays-tensor"]]
+    assert "x.abs().max().detach().reshape(())" in entry.read_text()

@@ -8,7 +8,9 @@ lowering (measured: a forecaster whose `allow_rnn` and `capture_scalar_outputs` 
 the eager backend and failed to compile under inductor). So before anything is written, the kept
 result, exactly as it would be written, runs once more with the program's own backends. A setting
 that fails there is refused and the next best is tried (`verified_fix`); kept rewrites that fail
-there without a setting are not kept: each is listed as tried, with why.
+there without a setting are not kept: each is listed as tried, with why. A failure the original
+program meets with its own backend as well says nothing of the fix (the program does not run so
+as it stands), and the forced backend's verdict stands.
 """
 
 from __future__ import annotations
@@ -75,30 +77,45 @@ def _own_options(target: Target) -> dict:  # type: ignore[type-arg]
 
 
 def _problem(target: Target, result: VerifiedFix, options: dict) -> str | None:  # type: ignore[type-arg]
-    """What goes wrong with the program's own backend: the compiled run fails, or (for an entry)
-    its outputs differ from eager beyond what the original, compiled the same way, already differs
-    by. None when it holds."""
+    """What goes wrong with the program's own backend that does not go wrong for the original,
+    compiled the same way: the compiled run fails, or (for an entry) its outputs differ from eager
+    beyond what the original's already differ by. None when it holds, or when the original fails
+    with that backend too (then the forced backend's verdict is the only one there is)."""
     try:
-        run = target.compiled(result.texts, options)
+        run: RunReport | None = target.compiled(result.texts, options)
     except EntryError as exc:
-        return f"the compiled run fails with {getattr(exc, 'reason', exc)}"
-    if run.compile_fails:
-        where = f" (at {os.path.basename(run.compile_failure.file)}:{run.compile_failure.line})" if run.compile_failure else ""
-        return f"the compiled run fails with {run.compile_error}{where}"
-    differing = [leaf for leaf in compare_calls(result.before, run) if not leaf.equal]
-    if not differing:
-        return None
+        run, failure = None, f"the compiled run fails with {getattr(exc, 'reason', exc)}"
+    else:
+        failure = None
+        if run.compile_fails:
+            where = f" (at {os.path.basename(run.compile_failure.file)}:{run.compile_failure.line})" if run.compile_failure else ""
+            failure = f"the compiled run fails with {run.compile_error}{where}"
+    if failure is None:
+        assert run is not None
+        if not any(not leaf.equal for leaf in compare_calls(result.before, run)):
+            return None
+    original = _original(target, result, options)
+    if original is None:
+        return None  # the original fails with the program's own backend as well
+    if failure is not None:
+        return failure
+    assert run is not None
     # The original's own compile with that backend sets the noise floor, as in every verdict.
-    try:
-        original = target.compiled({}, options)
-    except EntryError:
-        original = None
-    if original is not None and not original.compile_fails:
-        floor = _with_compiled_outputs(result.before, original)
-        differing = [leaf for leaf in compare_calls(floor, run, compile_noise=True) if not leaf.equal]
-    if not differing:
-        return None
-    return f"{OUTPUTS_DIFFER} at {differing[0].path}: {differing[0].detail}"
+    floor = _with_compiled_outputs(result.before, original)
+    differing = [leaf for leaf in compare_calls(floor, run, compile_noise=True) if not leaf.equal]
+    return None if not differing else f"{OUTPUTS_DIFFER} at {differing[0].path}: {differing[0].detail}"
+
+
+def _original(target: Target, result: VerifiedFix, options: dict) -> RunReport | None:  # type: ignore[type-arg]
+    """The files as given, run compiled with the program's own backend (once per fix); None when
+    that run fails."""
+    if result.own_backend_original is None:
+        try:
+            result.own_backend_original = target.compiled({}, options)
+        except EntryError as exc:
+            result.own_backend_original = str(getattr(exc, "reason", exc))
+    original = result.own_backend_original
+    return None if isinstance(original, str) or original.compile_fails else original
 
 
 def _with_compiled_outputs(before: RunReport, original: RunReport) -> RunReport:

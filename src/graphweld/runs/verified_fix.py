@@ -125,9 +125,9 @@ def _setting_pass(
             return
         assert result.setting_fix is not None
         result.refused_settings[result.setting_fix.trial.settings] = refused
-        refusals = result.refused_settings
+        refusals, original = result.refused_settings, result.own_backend_original
         _restore(result, start)
-        result.refused_settings = refusals
+        result.refused_settings, result.own_backend_original = refusals, original
         result.setting_note = "; ".join(f"{', '.join(names)}: {why}" for names, why in refusals.items())
 
 

@@ -67,6 +67,9 @@ class VerifiedFix:
     setting_note: str | None = None
     # Settings that verified with a forced backend and failed with the program's own (why).
     refused_settings: dict[tuple[str, ...], str] = field(default_factory=dict)
+    # The files as given, run with the program's own backend where the runs forced one (the
+    # error, where that run failed); made once, by `own_backend`, when a fix is confirmed.
+    own_backend_original: RunReport | str | None = None
     written: bool = False
     rounds: list[RoundTime] = field(default_factory=list)
     # Each kept change's measured effect: what its round's verified run improved, against the
