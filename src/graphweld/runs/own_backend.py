@@ -92,7 +92,7 @@ def _problem(target: Target, result: VerifiedFix, options: dict) -> str | None: 
             failure = f"the compiled run fails with {run.compile_error}{where}"
     if failure is None:
         assert run is not None
-        if not any(not leaf.equal for leaf in compare_calls(result.before, run)):
+        if all(leaf.equal for leaf in compare_calls(result.before, run)):
             return None
     original = _original(target, result, options)
     if original is None:

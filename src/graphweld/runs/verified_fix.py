@@ -125,23 +125,26 @@ def _setting_pass(
             return
         assert result.setting_fix is not None
         result.refused_settings[result.setting_fix.trial.settings] = refused
-        refusals, original = result.refused_settings, result.own_backend_original
         _restore(result, start)
-        result.refused_settings, result.own_backend_original = refusals, original
-        result.setting_note = "; ".join(f"{', '.join(names)}: {why}" for names, why in refusals.items())
+        result.setting_note = "; ".join(f"{', '.join(names)}: {why}" for names, why in result.refused_settings.items())
+
+
+# What the setting pass learns across its trials, which going back to the start keeps.
+_ACROSS_TRIALS = frozenset({"refused_settings", "own_backend_original"})
 
 
 def _snapshot(result: VerifiedFix) -> VerifiedFix:
     """A copy of the result whose containers are its own (the setting pass changes them in place)."""
     return dataclasses.replace(
         result, kept=dict(result.kept), tried=list(result.tried), trials=list(result.trials),
-        effects=dict(result.effects), exercised=dict(result.exercised), refused_settings=dict(result.refused_settings),
+        effects=dict(result.effects), exercised=dict(result.exercised),
     )
 
 
 def _restore(result: VerifiedFix, snapshot: VerifiedFix) -> None:
+    """The result back to `snapshot`, but for what was learnt across trials."""
     copy = _snapshot(snapshot)
-    for name in (field.name for field in dataclasses.fields(VerifiedFix)):
+    for name in (field.name for field in dataclasses.fields(VerifiedFix) if field.name not in _ACROSS_TRIALS):
         setattr(result, name, getattr(copy, name))
 
 
