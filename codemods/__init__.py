@@ -32,6 +32,7 @@ RULE_MODULES = (
     "loss_ignore_index",
     "masked_accumulate",
     "masked_reduction",
+    "selected_rows_dense",
     "block_diagonal_attention",
     "local_buffer_cast",
     "buffer_as_number",

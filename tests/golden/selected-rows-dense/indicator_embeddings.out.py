@@ -1,0 +1,11 @@
+# settings: unsafe_fixes=true assume_compiled=true
+# Ovis2's visual indicator embeddings, written where their token is: the value is indexed by a
+# Python number, which graphweld cannot show is pure, so dropping the test is unsafe.
+import torch
+
+
+def place_indicators(inputs_embeds: torch.Tensor, input_ids: torch.Tensor, features: list, ids: list) -> torch.Tensor:
+    for i, token_id in enumerate(ids):
+        mask = input_ids == token_id
+        inputs_embeds[mask] = features[i].to(inputs_embeds.device, inputs_embeds.dtype)
+    return inputs_embeds

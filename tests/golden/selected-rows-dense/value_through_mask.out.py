@@ -1,0 +1,10 @@
+# settings: assume_compiled=true
+# A test that the mask selects anything, around a write of a number through it: wav2vec2's
+# contrastive logits, where a negative sample equals the positive one.
+import torch
+
+
+def contrastive_logits(logits: torch.Tensor) -> torch.Tensor:
+    neg_is_pos = (logits[1:] == logits[0]).all(-1)
+    logits[1:][neg_is_pos] = float("-inf")
+    return logits
