@@ -160,7 +160,8 @@ class SelectedRowsDense(Rule):
         )
         if impure:
             message += f" (unsafe: the value is computed where it was not before; {impure[0]})"
-        self.propose(node, statements, anchor=node, message=message, safety=Safety.UNSAFE if impure else Safety.SAFE, form="test")
+        written = [_with_leading_lines(statements[0], node, statements[0]), *statements[1:]]
+        self.propose(node, written, anchor=node, message=message, safety=Safety.UNSAFE if impure else Safety.SAFE, form="test")
 
     def _dense(self, node: cst.If, function: cst.FunctionDef, statements, smalls, selection: _Selection) -> None:
         context = self.context
@@ -210,8 +211,7 @@ class SelectedRowsDense(Rule):
             *update_statements,
             cst.parse_statement(call),
         ]
-        # Keep the block's comments: the first statement's leading lines go with the first written.
-        replacement[0] = replacement[0].with_changes(leading_lines=statements[0].leading_lines)
+        replacement[0] = _with_leading_lines(replacement[0], node, statements[0])
         extra = []
         resolves: list[cst.CSTNode] = []
         if selection.bound_at is not None:
@@ -227,6 +227,12 @@ class SelectedRowsDense(Rule):
             "computed from itself alone; the rows not selected are computed too)"
         )
         self.propose(node, replacement, anchor=node, message=message, safety=Safety.UNSAFE, extra=extra, resolves=resolves, form="dense")
+
+
+def _with_leading_lines(statement: cst.BaseStatement, test: cst.If, first: cst.BaseStatement) -> cst.BaseStatement:
+    """The statement with the `if`'s blank lines and comments above it and the block's first
+    statement's own."""
+    return statement.with_changes(leading_lines=[*test.leading_lines, *first.leading_lines])  # type: ignore[call-arg]
 
 
 def _tested_for_rows(test: cst.BaseExpression) -> str | None:
@@ -286,11 +292,11 @@ def _is_zero(node: cst.BaseExpression) -> bool:
 def _selection(name: str, values: FunctionValues, function: cst.FunctionDef) -> _Selection | None:
     """A boolean mask by that name, or an index vector bound once to a boolean condition's
     positions by a statement of its own."""
+    if values.is_boolean(cst.Name(name)):
+        return _Selection(name, cst.Name(name))
     value = values.single_value(name)
     if value is None:
         return None
-    if values.is_boolean(cst.Name(name)):
-        return _Selection(name, cst.Name(name))
     condition = _positions_of(value, values)
     if condition is None or not values.is_boolean(condition):
         return None

@@ -248,3 +248,34 @@ def test_frame_introspection_breaks_the_graph():
     catalog = BreakerCatalog(Settings(), CompiledRegions(module).imports)
     kinds = [catalog.statement_breaker(statement) for statement in module.body[1:]]
     assert [breaker.kind for breaker in kinds if breaker] == ["untraceable"] * 3
+
+
+def _boolean_names(source: str) -> dict[str, bool]:
+    from graphweld.analysis.tensors import FunctionValues
+
+    module = cst.parse_module(textwrap.dedent(source))
+    function = next(node for node in module.body if isinstance(node, cst.FunctionDef))
+    values = FunctionValues(function, CompiledRegions(module).imports)
+    names = sorted(values.bindings)
+    return {name: values.is_boolean(cst.Name(name)) for name in names}
+
+
+def test_a_mask_bound_on_two_paths_or_moved_to_a_device_is_boolean():
+    found = _boolean_names(
+        """
+        import torch
+
+        def f(ids, embeds, token, flag):
+            if ids is None:
+                mask = (embeds == token).all(-1)
+            else:
+                mask = (ids == token).to(embeds.device)
+            flipped = ~mask
+            flipped = ~flipped
+            counted = (ids == token).to(torch.float32)
+            either = mask if flag else ids
+            return mask, flipped, counted, either
+        """
+    )
+    # `.to(torch.float32)` changes the dtype; a name bound to itself negated ends the walk.
+    assert found == {"counted": False, "either": False, "flipped": False, "mask": True}

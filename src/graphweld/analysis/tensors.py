@@ -120,6 +120,21 @@ def _reads_same_twice(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString))
 
 
+def _moves_only(call: cst.Call) -> bool:
+    """`.to(x.device)`, `.to(device=...)`, `.to("cuda")`: a move that keeps the dtype."""
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in ("device", "non_blocking"):
+                return False
+        elif not (
+            (isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "device")
+            or (isinstance(arg.value, cst.Name) and arg.value.value == "device")
+            or isinstance(arg.value, cst.SimpleString)
+        ):
+            return False
+    return bool(call.args)
+
+
 class FunctionValues:
     """The names of one function and what they are bound to, for tensor and purity questions."""
 
@@ -216,22 +231,26 @@ class FunctionValues:
             return self.decides_on_tensor(test.left) and self.decides_on_tensor(test.right)
         return self.is_tensor(test)
 
-    def is_boolean(self, node: cst.BaseExpression) -> bool:
+    def is_boolean(self, node: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> bool:
         """Whether the expression, known to be a tensor, is a tensor of booleans (a condition
-        torch.where takes as it is): a comparison, `isinf`/`any`/..., or `~`, `&`, `|` of those."""
+        torch.where takes as it is): a comparison, `isinf`/`any`/..., `~`, `&`, `|` of those, one
+        moved to a device (`.to(x.device)`), or a name every binding of which is one."""
         if isinstance(node, cst.Comparison):
             return len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, _COMPARISONS)
         if isinstance(node, cst.Call):
             if self.imports.qualify(node.func) in BOOLEAN_FUNCTIONS:
                 return True
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to" and _moves_only(node):
+                return self.is_boolean(node.func.value, seen)
             return isinstance(node.func, cst.Attribute) and node.func.attr.value in BOOLEAN_METHODS
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
-            return self.is_boolean(node.expression)
+            return self.is_boolean(node.expression, seen)
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
-            return self.is_boolean(node.left) and self.is_boolean(node.right)
+            return self.is_boolean(node.left, seen) and self.is_boolean(node.right, seen)
         if isinstance(node, cst.Name):
-            value = self.single_value(node.value)
-            return value is not None and self.is_boolean(value)
+            # Bound on two paths (Ovis2's mask, from the ids or from the embeddings), each boolean.
+            values = self.bindings.get(node.value, []) if node.value not in self.parameters and node.value not in seen else []
+            return bool(values) and all(value is not None and self.is_boolean(value, seen | {node.value}) for value in values)
         return False
 
     def boolean_source(self, test: cst.BaseExpression, module: cst.Module, torch_name: str = "torch") -> str:

@@ -9,3 +9,16 @@ def place_indicators(inputs_embeds: torch.Tensor, input_ids: torch.Tensor, featu
         mask = input_ids == token_id
         inputs_embeds[mask] = features[i].to(inputs_embeds.device, inputs_embeds.dtype)
     return inputs_embeds
+
+
+def place_indicators_either_way(inputs_embeds, input_ids, embed, features, ids):
+    # The mask is found from the ids, or from the embeddings where there are none (Ovis2).
+    for i, visual_indicator_id in enumerate(ids):
+        if input_ids is None:
+            mask = inputs_embeds == embed(torch.tensor(visual_indicator_id, dtype=torch.long, device=inputs_embeds.device))
+            mask = mask.all(-1)
+        else:
+            mask = (input_ids == visual_indicator_id).to(inputs_embeds.device)
+
+        inputs_embeds[mask] = features[i].to(inputs_embeds.device, inputs_embeds.dtype)
+    return inputs_embeds
