@@ -38,8 +38,9 @@ class EqualityShortcut(Rule):
     to its own where the mask is false (`x = torch.where(M[..., None], new, x)`, tab-transformer's
     special-token embedding; `x = x.masked_fill(M, v)`; a temporary holding one, botorch's swap of
     bounds `c = torch.where(M, -b, a)` ... `a = c`), each in-place write is `t.masked_fill_(M, v)`
-    (the pads of RAG's loss in transformers), and every other name it binds is read only inside
-    it. `M` may be broadcast (`M[:, None]`, `M.unsqueeze(-1)`). The general path is the update:
+    (the pads of RAG's loss in transformers) or `t[M] = v` (wav2vec2's contrastive logits,
+    `logits[1:][neg_is_pos] = float("-inf")`; Ovis2's visual indicator embeddings), and every
+    other name it binds is read only inside it. `M` may be broadcast (`M[:, None]`, `M.unsqueeze(-1)`). The general path is the update:
     `if torch.compiler.is_compiling() or M.any():`.
 
     ## Why the graph breaks
@@ -83,7 +84,8 @@ class EqualityShortcut(Rule):
     finds = (
         "`torch.equal(a, b)` / `torch.allclose(a, b)` in an `if`, a flag or an argument, and `if torch.all(mask == 1):`"
         " or `if (a == b).all():` choosing a shortcut, in a compiled region; `if mask.any():` skipping an update"
-        " that changes nothing where the mask selects nothing (`x = torch.where(mask, new, x)`, `t.masked_fill_(mask, v)`)"
+        " that changes nothing where the mask selects nothing (`x = torch.where(mask, new, x)`, `t.masked_fill_(mask, v)`,"
+        " `t[mask] = v`)"
     )
     rewrite = (
         "`(not torch.compiler.is_compiling() and <test>)`: the general path while compiling (for `mask.any()`, "
@@ -131,7 +133,7 @@ class EqualityShortcut(Rule):
     def _any_skips_a_masked_update(self, node: cst.If) -> bool:
         """`if M.any():` (or `torch.any(M)`) around updates that leave every value as it was where
         `M` is false: `x = torch.where(M, new, x)`, `t.masked_fill_(M, v)`, and temporaries for
-        them. When nothing is selected the updates change nothing, so the test only saves work:
+        them, `t[M] = v`. When nothing is selected the updates change nothing, so the test only saves work:
         while compiling the updates run. Proposed here (and True) or left to the other forms."""
         context = self.context
         mask = _any_of(node.test, context.regions.imports)
@@ -335,17 +337,35 @@ def _kept_where_false(value: cst.BaseExpression, mask: str, imports: ImportTable
     return None
 
 
+def _writes_through(small: cst.BaseSmallStatement, mask: str) -> bool:
+    """`t[M] = v`, where the value does not read the mask (the selected elements: a shape known only
+    from the data, which the test would not save)."""
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Subscript)):
+        return False
+    target = small.targets[0].target
+    index = target.slice[0].slice if len(target.slice) == 1 else None
+    return (
+        isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == mask
+        and mask not in {n.value for n in iter_nodes(small.value) if isinstance(n, cst.Name)}
+        and mask not in {n.value for n in iter_nodes(target.value) if isinstance(n, cst.Name)}
+    )  # fmt: skip
+
+
 def _only_masked_updates(statements: Sequence[cst.BaseStatement], mask: str, outside: set[str], imports: ImportTable) -> bool:
     """Whether the statements change nothing that outlives them where the mask is false: each
     name read outside them is rebound to a value equal to its own there (`x = torch.where(M, new,
     x)`, or a temporary holding one: botorch's `c = torch.where(M, -b, a)` ... `a = c`), each
-    in-place write is `t.masked_fill_(M, v)`, and every other name they bind is read only by them."""
+    in-place write is `t.masked_fill_(M, v)` or `t[M] = v`, and every other name they bind is read
+    only by them."""
     selected: dict[str, str] = {}  # a temporary -> the name whose value it holds where the mask is false
     updates = 0
     for statement in statements:
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             return False
         small = statement.body[0]
+        if _writes_through(small, mask):
+            updates += 1  # `t[M] = v` changes nothing where M is false (wav2vec2's `logits[1:][neg_is_pos] = -inf`)
+            continue
         if isinstance(small, cst.Expr):
             call = small.value
             if not (

@@ -1,4 +1,4 @@
-"""selected-rows-dense: a write back through a selection runs on every row, kept by the mask."""
+"""selected-rows-dense: a write back through a selection computes every row, kept by the mask."""
 
 from __future__ import annotations
 
@@ -47,9 +47,9 @@ class SelectedRowsDense(Rule):
     `output[mask] = expert(x[mask])` (or `+=`) in a mixture-of-experts loop, and the
     index form of atomistic models that run one network per chemical element, as TorchANI's
     `ANINetworks` does: `idx = (species == i).nonzero().view(-1)`, `x.index_select(0, idx)`,
-    `out.index_add_(0, idx, net(rows))`. And the same test around a write of a value through a
-    mask alone (`if neg_is_pos.any(): logits[1:][neg_is_pos] = float("-inf")`, wav2vec2's
-    contrastive logits; Ovis2's visual indicator embeddings): there the test is dropped.
+    `out.index_add_(0, idx, net(rows))`. (The same test around a write of a value through the mask
+    alone, `logits[1:][neg_is_pos] = float("-inf")`, is `equality-shortcut`'s: the write traces,
+    only the test breaks.)
 
     ## Why the graph breaks
     The number of rows a mask selects is known only from its values: `x[mask]`, `nonzero()` and
@@ -58,8 +58,7 @@ class SelectedRowsDense(Rule):
     GB0170; with `capture_dynamic_output_shape_ops`, "Could not guard on data-dependent
     expression"). Computing on every row and masking the result is the dense form PyTorch's docs
     suggest for data-dependent shapes: every shape is the input's, and the block is one graph with
-    the code around it. A write through a mask (`x[mask] = v`) traces as it is; only its test
-    breaks, and on a mask that selects nothing the write changes nothing.
+    the code around it.
 
     ## Example
     ```python
@@ -82,10 +81,7 @@ class SelectedRowsDense(Rule):
     update, output))`, in place as before; `-=` becomes `sub_`.
 
     ## Safety
-    Dropping the test around a write of a value is safe when the value is a number, a name or
-    pure tensor arithmetic of them: on a mask that selects nothing the write changes nothing; a
-    value that calls what graphweld does not know is computed where it was not before, so that
-    fix is unsafe. The dense form is unsafe: it is exact only where the block computes each
+    Unsafe: it is exact only where the block computes each
     selected row from that row alone (a linear layer, an MLP, elementwise math, as atomic
     networks and experts do), not where rows meet (a batch norm in training, attention over the
     selected rows, a reduction); it runs the computation on every row, once per mask (the cost of
@@ -106,13 +102,13 @@ class SelectedRowsDense(Rule):
     finds = (
         "`if mask.any():` / `if idx.shape[0] > 0:` around a write back through the selection: "
         "`out[mask] = f(x[mask])` (experts), `out.index_add_(0, idx, f(x.index_select(0, idx)))` with "
-        "`idx = (species == i).nonzero().view(-1)` (atomic networks), or a value written through the mask"
+        "`idx = (species == i).nonzero().view(-1)` (atomic networks)"
     )
     rewrite = (
         "compute `f` on every row and write `torch.where(mask, update, out)` in place (`add_` for `+=` and "
-        "`index_add_`); around a value written through the mask, drop the test"
+        "`index_add_`)"
     )
-    default = "unsafe (exact where rows are computed independently; costs the rows not selected); dropping the test: safe for a pure value"
+    default = "unsafe: exact where each row is computed from itself alone; the rows not selected are computed too"
     trigger_words = (".any(", "numel(", "shape[0]", "size(0)", "len(")
     needs_breaker_call = False
     node_types = (cst.If,)
@@ -139,29 +135,7 @@ class SelectedRowsDense(Rule):
                 return
         elif not (_tests_any(node.test) or values.is_tensor(cst.Name(selection.name)) or context.breaks_per_run(node)):
             return  # `len(mask) > 0` of a list of booleans: Python's, no break
-        writes = [_write(small, selection) for small in smalls]
-        # `x[mask] += v` reads the selected elements (masked-accumulate's); `x[mask] = v` does not.
-        if not selection.is_index and all(
-            write is not None and write[1] is None and not _mentions(write[2], selection.name) for write in writes
-        ):
-            self._drop_test(node, statements, writes, values)
-            return
         self._dense(node, function, statements, smalls, selection)
-
-    def _drop_test(self, node: cst.If, statements, writes, values: FunctionValues) -> None:
-        """Every statement writes a value through the mask: the test goes."""
-        if not self.allows("test", node):
-            return
-        impure = [reason for *_, value in writes if (reason := values.impurity(value))]
-        test = self.context.code(node.test)
-        message = (
-            f"`if {test}:` decides on a tensor's values (GB0170) only to skip writes through the mask, which change "
-            "nothing when it selects nothing: write unconditionally"
-        )
-        if impure:
-            message += f" (unsafe: the value is computed where it was not before; {impure[0]})"
-        written = [_with_leading_lines(statements[0], node, statements[0]), *statements[1:]]
-        self.propose(node, written, anchor=node, message=message, safety=Safety.UNSAFE if impure else Safety.SAFE, form="test")
 
     def _dense(self, node: cst.If, function: cst.FunctionDef, statements, smalls, selection: _Selection) -> None:
         context = self.context
