@@ -130,6 +130,9 @@ class SelectedRowsDense(Rule):
             return
         smalls = [s.body[0] for s in statements]  # type: ignore[attr-defined]
         if selection.is_index:
+            # `idx.sum() > 0` is false for the index vector [0]: not a test of selecting anything.
+            if _sums(node.test):
+                return
             # The index now names a mask: it may be read only by the test and the block.
             if _reads(function, selection.name, skip=(node, selection.bound_at)):
                 return
@@ -239,6 +242,11 @@ def _tests_any(test: cst.BaseExpression) -> bool:
     return isinstance(test, cst.Call) and (
         (isinstance(test.func, cst.Attribute) and test.func.attr.value == "any") or dotted_name(test.func) == "torch.any"
     )
+
+
+def _sums(test: cst.BaseExpression) -> bool:
+    left = test.left if isinstance(test, cst.Comparison) else test
+    return isinstance(left, cst.Call) and isinstance(left.func, cst.Attribute) and left.func.attr.value == "sum"
 
 
 def _size_of(node: cst.BaseExpression) -> str | None:
