@@ -8,7 +8,18 @@ import libcst as cst
 
 from graphweld.analysis.breakers import TENSOR_VALUE_READS
 from graphweld.analysis.regions import FunctionInfo
-from graphweld.analysis.scopes import SCOPE_NODES, calls_where_written, own_statements
+from graphweld.analysis.blocks import block_statements, definitions_anchor
+from graphweld.analysis.eager_block import eager_block, extended_run, top_level_run
+from graphweld.analysis.scopes import (
+    SCOPE_NODES,
+    bound_names,
+    calls_where_written,
+    fresh_name,
+    loaded_names,
+    mentioned_names,
+    own_statements,
+    parameter_names,
+)
 from graphweld.rule import Rule, RuleContext, Safety
 from graphweld.walk import iter_nodes
 
@@ -55,6 +66,15 @@ class EagerHelper(Rule):
     comprehension, no call of an attribute of `self` that is not one of the class's methods (a
     submodule, a stored vector field), and no call of its own methods besides the eager call (a
     metric's `update`): a solver's step loop or a layer's work stays compiled.
+
+    A helper that computes from tensor values but also runs a layer's work (a submodule, a layer
+    taken from `self` into a local, a function passed in) is not run eagerly whole: the run of its
+    top-level statements that holds what the run saw break, with the statements after it that go
+    on computing from what it binds, moves into a module-level function of its own, run eagerly,
+    when that run reads no `self` and calls no layer: ViLT's `visual_embed` samples a fixed number
+    of patches per image over the pixel mask (`nonzero`, `unique`, `torch.multinomial`) between
+    its patch embedding and its class token, and only the sampling leaves the graph. Names flow in
+    as the function's arguments and out as its return value.
 
     And it takes a helper where a run saw Dynamo stop on data-dependent branching (GB0170) at an
     `if` whose sides pick Python objects or return early, which `branch-to-cond` and
@@ -107,7 +127,12 @@ class EagerHelper(Rule):
     a capture setting next to the entry's own `torch.compile`, it also measures the settings
     without this rule's changes and drops them when a setting then compiles better. Left alone: decorated helpers, generators and
     coroutines, functions `torch.compile` starts at, and modules where `torch` names something else
-    (a module without `import torch` gets one).
+    (a module without `import torch` gets one). A run of statements moved into a function of its
+    own is as safe: it runs the same statements on the same values, and what it binds that is
+    read after it is returned; a run that returns, yields, calls `super()` or declares names
+    global stays where it is. `fix --entry` refuses it, like a whole helper, when parameters leave
+    the graphs (the ops that leave are not judged: they are those of the pieces Dynamo compiled
+    between the run's breaks).
     """
 
     id = "eager-helper"
@@ -122,7 +147,10 @@ class EagerHelper(Rule):
         "a setup or fallback helper whose `if` on tensor values picks Python objects (torchdiffeq's reversed times, "
         "linear_operator's Cholesky fallback), where a run saw Dynamo stop there"
     )
-    rewrite = "decorate the helper with `@torch.compiler.disable`: Dynamo calls it eagerly, one break at the call"
+    rewrite = (
+        "decorate the helper with `@torch.compiler.disable`: Dynamo calls it eagerly, one break at the call; in a helper "
+        "that also runs a layer, move the statements that compute from tensor values into a disabled function of their own"
+    )
     default = "safe (the helper runs as it does eagerly); the last rule tried on a helper"
     # Without a run it looks for values read into Python; a run's breaks bring every rule to a file.
     trigger_words = ("tolist", "item", "numpy")
@@ -177,6 +205,10 @@ class EagerHelper(Rule):
         # runs no model of its own: a setup or fallback step, eager at one break a call.
         branching = [statement for statement in broken if isinstance(statement, cst.If) and context.branches_on_tensor_per_run(statement)]
         if (evidence or untraceable or branching) and not _runs_no_model(statements, node, info):
+            # The helper runs a layer's work too (ViLT's `visual_embed`: its patch embedding): only
+            # the run of statements that computes from tensor values goes eager.
+            if evidence or untraceable:
+                self._propose_block(node, info, statements, [*evidence, *untraceable], torch_name)
             return
         if evidence or untraceable:
             anchor, resolves = (evidence or untraceable)[0], [*evidence, *untraceable]
@@ -224,6 +256,61 @@ class EagerHelper(Rule):
             ),
             safety=Safety.SAFE,
             resolves=resolves,
+        )
+
+    def _propose_block(
+        self,
+        node: cst.FunctionDef,
+        info: FunctionInfo,
+        statements: list[cst.BaseStatement],
+        seen: list[cst.BaseStatement],
+        torch_name: str,
+    ) -> None:
+        """Move the run of top-level statements holding what a run saw break into a function of its
+        own, run eagerly, when the run calls no model (no submodule, parameter or `while`) and does
+        not read `self`."""
+        context = self.context
+        run = top_level_run(node, seen)
+        if not run or not self.allows("block", run[0]):
+            return
+        params = node.params.params
+        forbidden = frozenset({params[0].name.value}) if info.cls is not None and params else frozenset()
+
+        body = block_statements(node.body)
+        # The function's own names: one called in the run may be a layer taken from `self` before it.
+        local = parameter_names(node) | bound_names(body[: next(i for i, s in enumerate(body) if s is run[0])])
+
+        def movable(statement: cst.BaseStatement) -> bool:
+            held = {id(n) for n in iter_nodes(statement)}
+            called = {n.func.value for n in iter_nodes(statement) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)}
+            return not (loaded_names([statement]) & forbidden) and not (called & local) and _runs_no_model(
+                [s for s in statements if id(s) in held], node, info, loops_allowed=True
+            )
+
+        if not all(movable(statement) for statement in run):
+            return
+        run = extended_run(node, run, movable)
+        anchor = definitions_anchor(context.module)
+        if anchor is None:
+            return
+        name = fresh_name(f"_{info.name.lstrip('_')}_eager", mentioned_names([context.module]))
+        block = eager_block(node, run, name, torch_name, forbidden)
+        if isinstance(block, str):
+            return
+        lines = f"{len(run)} statement{'s' if len(run) > 1 else ''}"
+        self.propose(
+            run[0],
+            [block.call],
+            anchor=run[0],
+            extra=[*((statement, []) for statement in run[1:]), (anchor, [anchor, block.definition])],
+            message=(
+                f"`{info.name}` computes from tensor values (a run saw Dynamo break in it at `{context.code(seen[0])}`) "
+                f"and runs a layer's work too: move the {lines} that compute from tensor values into `{name}`, run "
+                f"eagerly with `@{torch_name}.compiler.disable` (one break at its call; the rest stays compiled)"
+            ),
+            safety=Safety.SAFE,
+            resolves=seen,
+            form="block",
         )
 
     def _value_calls(self, statement: cst.BaseStatement) -> list[cst.Call]:
@@ -313,30 +400,46 @@ def _little_else(statements: list[cst.BaseStatement], info: FunctionInfo, eager_
     return True
 
 
-def _runs_no_model(statements: list[cst.BaseStatement], function: cst.FunctionDef, info: FunctionInfo) -> bool:
+def _runs_no_model(
+    statements: list[cst.BaseStatement], function: cst.FunctionDef, info: FunctionInfo, loops_allowed: bool = False
+) -> bool:
     """Whether running the helper eagerly keeps the model's work in the graph: no `while` (an
-    adaptive solver's step loop), no call of one of its parameters (a model or a vector field
-    passed in) and no call of an attribute of `self` that is not one of the class's methods (a
-    submodule)."""
-    if any(isinstance(statement, cst.While) for statement in statements):
+    adaptive solver's step loop; allowed in a run of statements that reads no `self` and calls
+    no parameter), no call of one of its parameters (a model or a vector field passed in) and no
+    call of an attribute of `self` that is not one of the class's methods (a submodule)."""
+    if not loops_allowed and any(isinstance(statement, cst.While) for statement in statements):
         return False
     params = function.params
     parameters = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
     methods = info.cls.methods if info.cls is not None else {}
+    # Locals bound to a submodule (`score = self.score`, `layer = self.layers[i]`) call one too.
+    layers = {
+        target.target.value
+        for assign in iter_nodes(function.body, prune=lambda n: isinstance(n, SCOPE_NODES))
+        if isinstance(assign, cst.Assign) and _submodule(assign.value, methods)
+        for target in assign.targets
+        if isinstance(target.target, cst.Name)
+    }
     for statement in statements:
         for found in iter_nodes(statement, prune=lambda n: isinstance(n, (cst.IndentedBlock, *SCOPE_NODES))):
             if not isinstance(found, cst.Call):
                 continue
-            if isinstance(found.func, cst.Name) and found.func.value in parameters:
+            if isinstance(found.func, cst.Name) and found.func.value in parameters | layers:
                 return False
-            if (
-                isinstance(found.func, cst.Attribute)
-                and isinstance(found.func.value, cst.Name)
-                and found.func.value.value == "self"
-                and found.func.attr.value not in methods
-            ):
+            if _submodule(found.func, methods):
                 return False
     return True
+
+
+def _submodule(node: cst.BaseExpression, methods) -> bool:  # type: ignore[no-untyped-def]
+    """`self.x`, `self.layers[i]`, `self.blocks.head`: an attribute of `self` that is not one of
+    the class's methods, reached without a call."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        inner = node.value
+        if isinstance(node, cst.Attribute) and isinstance(inner, cst.Name) and inner.value == "self":
+            return node.attr.value not in methods
+        node = inner
+    return False
 
 
 def _generator_or_coroutine(node: cst.FunctionDef) -> bool:

@@ -24,6 +24,8 @@ from graphweld.source import SourceError, read_source
 EAGER_HELPER = EagerHelper.id
 
 
+# eager-helper's form that moves a run of a helper's statements into a function of its own.
+BLOCK_FORM = "block"
 # The fewest ops in graphs for which a helper that takes half of them eagerly is refused.
 MIN_OPS_JUDGED = 20
 
@@ -44,8 +46,11 @@ def compiled_work_moved_out(previous: RunReport, after: RunReport, changes: Iter
         return f"part of the model would run eagerly: parameters in graphs {before} -> {now}"
     # Most of the compiled work leaving with it (torchcde's `odeint`, whose vector field is called
     # through an interpolation: ops in graphs 103 -> 27). Programs of a handful of ops are not
-    # judged by this: a helper's few ops are a large share of them.
-    if previous.ops >= MIN_OPS_JUDGED and after.ops * 2 < previous.ops:
+    # judged by this: a helper's few ops are a large share of them. Nor is a run of statements
+    # moved out of a helper (the block form): it calls no layer, and the ops that leave are those
+    # of the pieces Dynamo compiled between its breaks (ViLT's patch sampling).
+    whole_helpers = any(change.rule == EAGER_HELPER and change.form != BLOCK_FORM for change in changes)
+    if whole_helpers and previous.ops >= MIN_OPS_JUDGED and after.ops * 2 < previous.ops:
         return f"most of the compiled work would run eagerly: ops in graphs {previous.ops} -> {after.ops}"
     return ""
 
