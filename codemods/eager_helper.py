@@ -207,8 +207,11 @@ class EagerHelper(Rule):
         if (evidence or untraceable or branching) and not _runs_no_model(statements, node, info):
             # The helper runs a layer's work too (ViLT's `visual_embed`: its patch embedding): only
             # the run of statements that computes from tensor values goes eager.
+            # Any break a run saw counts there: the statements moved run as they did, and what
+            # breaks at them (a comprehension over a tensor's values, an interpolation to sizes read
+            # from a tensor) goes with the rest.
             if evidence or untraceable:
-                self._propose_block(node, info, statements, [*evidence, *untraceable], torch_name)
+                self._propose_block(node, info, statements, [s for s in statements if context.breaks_within_per_run(s)], torch_name)
             return
         if evidence or untraceable:
             anchor, resolves = (evidence or untraceable)[0], [*evidence, *untraceable]
@@ -289,6 +292,11 @@ class EagerHelper(Rule):
 
         if not all(movable(statement) for statement in run):
             return
+        # A selection just before the run that it reads (`valid_idx = x_mask.nonzero()`) goes too.
+        at = next(i for i, s in enumerate(body) if s is run[0])
+        while at > 0 and movable(body[at - 1]) and self._value_calls(body[at - 1]) and bound_names([body[at - 1]]) & loaded_names(run):
+            at -= 1
+            run = [body[at], *run]
         run = extended_run(node, run, movable)
         anchor = definitions_anchor(context.module)
         if anchor is None:

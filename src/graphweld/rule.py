@@ -192,6 +192,17 @@ class RuleContext:
         span = node_spans(self.module, [statement], self.text).get(id(statement))
         return span is not None and any(span.start_line <= line <= span.end_line for line in self.evidence.disabled_call_lines)
 
+    def breaks_within_per_run(self, statement: cst.CSTNode) -> bool:
+        """Whether a run saw a graph break on any line of a simple statement written over several
+        (a comprehension inside a call: Dynamo names the line it broke on), or at a compound
+        statement's first line."""
+        if not self.evidence.break_lines:
+            return False
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return self._starts_on(statement, self.evidence.break_lines)
+        span = node_spans(self.module, [statement], self.text).get(id(statement))
+        return span is not None and any(span.start_line <= line <= span.end_line for line in self.evidence.break_lines)
+
     def _starts_on(self, statement: cst.CSTNode, lines: frozenset[int]) -> bool:
         if not lines:
             return False
