@@ -440,14 +440,17 @@ def _runs_no_model(
 
 
 def _submodule(node: cst.BaseExpression, methods) -> bool:  # type: ignore[no-untyped-def]
-    """`self.x`, `self.layers[i]`, `self.blocks.head`: an attribute of `self` that is not one of
-    the class's methods, reached without a call."""
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        inner = node.value
-        if isinstance(node, cst.Attribute) and isinstance(inner, cst.Name) and inner.value == "self":
-            return node.attr.value not in methods
-        node = inner
-    return False
+    """`self.x` or `self.layers[i]` (`self.experts[e][0]`): an attribute of `self` that is not one
+    of the class's methods, or an item of one. (`self.embed.to(x)` calls a method of a tensor the
+    helper reads, not a layer.)"""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+        and node.attr.value not in methods
+    )
 
 
 def _generator_or_coroutine(node: cst.FunctionDef) -> bool:
