@@ -1,4 +1,4 @@
-# settings: site_lines=28,29,53 called_lines=28,29,53
+# settings: site_lines=28,29,53,67 called_lines=28,29,53,67
 # ViLT's visual embedding: the patch embedding (a layer's work) and the sampling of a fixed number
 # of patches per image over the mask (nonzero, unique, multinomial). A run saw Dynamo break in the
 # sampling; only that part runs eagerly, the patch embedding stays compiled.
@@ -11,6 +11,13 @@ def _pick_eager(x):
     """Part of `pick`, run eagerly by graphweld (eager-helper): it computes from tensor values."""
     keep = x.sum(-1).nonzero().view(-1)
     return keep
+
+
+@torch.compiler.disable
+def _step_eager(lengths):
+    """Part of `step`, run eagerly by graphweld (eager-helper): it computes from tensor values."""
+    counts = lengths.tolist()
+    return counts
 
 
 @torch.compiler.disable
@@ -66,3 +73,19 @@ class LayerTakenFirst(nn.Module):
         score = self.score
         keep = _pick_eager(x)
         return score(x[keep])
+
+
+class ItemOfALayerList(nn.Module):
+    # `self.blocks[i](...)` runs a layer: the helper is not run eagerly whole; the counts move.
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+
+    def forward(self, x, lengths):
+        return self.step(x, lengths)
+
+    def step(self, x, lengths):
+        counts = _step_eager(lengths)
+        for i, block in enumerate(self.blocks):
+            x = self.blocks[i](x)
+        return x, counts
