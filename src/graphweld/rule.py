@@ -182,26 +182,25 @@ class RuleContext:
         return self._starts_on(statement, self.evidence.untraceable_lines)
 
     def calls_disabled_per_run(self, statement: cst.CSTNode) -> bool:
-        """Whether a run saw Dynamo break in the statement on a call of a function disabled for it:
-        on any line of a simple statement (Dynamo names the call's line, inside a statement
-        written over several), on the first line of a compound one (its header)."""
-        if not self.evidence.disabled_call_lines:
-            return False
-        if not isinstance(statement, cst.SimpleStatementLine):
-            return self._starts_on(statement, self.evidence.disabled_call_lines)
-        span = node_spans(self.module, [statement], self.text).get(id(statement))
-        return span is not None and any(span.start_line <= line <= span.end_line for line in self.evidence.disabled_call_lines)
+        """Whether a run saw Dynamo break in the statement on a call of a function disabled for it
+        (on any of its lines: see `_within`)."""
+        return self._within(statement, self.evidence.disabled_call_lines)
 
     def breaks_within_per_run(self, statement: cst.CSTNode) -> bool:
-        """Whether a run saw a graph break on any line of a simple statement written over several
-        (a comprehension inside a call: Dynamo names the line it broke on), or at a compound
-        statement's first line."""
-        if not self.evidence.break_lines:
+        """Whether a run saw a graph break in the statement (on any of its lines: a comprehension
+        inside a call breaks on its own line)."""
+        return self._within(statement, self.evidence.break_lines)
+
+    def _within(self, statement: cst.CSTNode, lines: frozenset[int]) -> bool:
+        """Whether one of the lines is any line of a simple statement (Dynamo names the line it
+        broke on, inside a statement written over several) or the first line of a compound one
+        (its header)."""
+        if not lines:
             return False
         if not isinstance(statement, cst.SimpleStatementLine):
-            return self._starts_on(statement, self.evidence.break_lines)
+            return self._starts_on(statement, lines)
         span = node_spans(self.module, [statement], self.text).get(id(statement))
-        return span is not None and any(span.start_line <= line <= span.end_line for line in self.evidence.break_lines)
+        return span is not None and any(span.start_line <= line <= span.end_line for line in lines)
 
     def _starts_on(self, statement: cst.CSTNode, lines: frozenset[int]) -> bool:
         if not lines:
