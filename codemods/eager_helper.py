@@ -280,8 +280,9 @@ class EagerHelper(Rule):
         forbidden = frozenset({params[0].name.value}) if info.cls is not None and params else frozenset()
 
         body = block_statements(node.body)
+        at = next(i for i, s in enumerate(body) if s is run[0])
         # The function's own names: one called in the run may be a layer taken from `self` before it.
-        local = parameter_names(node) | bound_names(body[: next(i for i, s in enumerate(body) if s is run[0])])
+        local = parameter_names(node) | bound_names(body[:at])
 
         def movable(statement: cst.BaseStatement) -> bool:
             held = {id(n) for n in iter_nodes(statement)}
@@ -293,7 +294,6 @@ class EagerHelper(Rule):
         if not all(movable(statement) for statement in run):
             return
         # A selection just before the run that it reads (`valid_idx = x_mask.nonzero()`) goes too.
-        at = next(i for i, s in enumerate(body) if s is run[0])
         while at > 0 and movable(body[at - 1]) and self._value_calls(body[at - 1]) and bound_names([body[at - 1]]) & loaded_names(run):
             at -= 1
             run = [body[at], *run]

@@ -9,8 +9,8 @@ import libcst as cst
 
 from graphweld.analysis.blocks import block_statements, calls_is_compiling
 from graphweld.analysis.names import ImportTable, dotted_name
-from graphweld.analysis.tensors import truth_operands
-from graphweld.analysis.scopes import is_nested_function, loaded_names
+from graphweld.analysis.tensors import any_of, truth_operands
+from graphweld.analysis.scopes import is_nested_function, loaded_names, mentioned_names
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
 
@@ -136,7 +136,7 @@ class EqualityShortcut(Rule):
         them, `t[M] = v`. When nothing is selected the updates change nothing, so the test only saves work:
         while compiling the updates run. Proposed here (and True) or left to the other forms."""
         context = self.context
-        mask = _any_of(node.test, context.regions.imports)
+        mask = any_of(node.test, context.regions.imports)
         function = context.current_function
         if node.orelse is not None or mask is None or function is None or not self._in_region(node):
             return False
@@ -289,19 +289,6 @@ def _guards_a_check(node: cst.If) -> bool:
     return False
 
 
-def _any_of(test: cst.BaseExpression, imports: ImportTable) -> str | None:
-    """The name `M` of a test `M.any()` or `torch.any(M)`; None for any other test."""
-    if not isinstance(test, cst.Call):
-        return None
-    if isinstance(test.func, cst.Attribute) and test.func.attr.value == "any" and not test.args:
-        receiver = test.func.value
-        return receiver.value if isinstance(receiver, cst.Name) else None
-    if imports.qualify(test.func) == "torch.any" and len(test.args) == 1 and test.args[0].keyword is None:
-        value = test.args[0].value
-        return value.value if isinstance(value, cst.Name) else None
-    return None
-
-
 def _is_mask(node: cst.BaseExpression, mask: str) -> bool:
     """`M` itself, or `M` given size-1 dimensions to broadcast (`M[..., None]`, `M[:, None]`, `M.unsqueeze(-1)`)."""
     if isinstance(node, cst.Name):
@@ -346,8 +333,7 @@ def _writes_through(small: cst.BaseSmallStatement, mask: str) -> bool:
     index = target.slice[0].slice if len(target.slice) == 1 else None
     return (
         isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == mask
-        and mask not in {n.value for n in iter_nodes(small.value) if isinstance(n, cst.Name)}
-        and mask not in {n.value for n in iter_nodes(target.value) if isinstance(n, cst.Name)}
+        and mask not in mentioned_names([small.value, target.value])
     )  # fmt: skip
 
 

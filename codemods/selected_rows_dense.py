@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from graphweld.analysis.blocks import block_statements
-from graphweld.analysis.names import dotted_name
+from graphweld.analysis.names import ImportTable, dotted_name
 from graphweld.analysis.scopes import fresh_name, mentioned_names
-from graphweld.analysis.tensors import FunctionValues
+from graphweld.analysis.tensors import FunctionValues, any_of
 from graphweld.cst_fast import call_code, source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -114,10 +114,10 @@ class SelectedRowsDense(Rule):
     node_types = (cst.If,)
 
     def visit_If(self, node: cst.If) -> None:
-        subject = _tested_for_rows(node.test)
+        context = self.context
+        subject = _tested_for_rows(node.test, context.regions.imports)
         if subject is None or node.orelse is not None:
             return
-        context = self.context
         function = context.current_function
         if function is None or id(node) in context.elif_nodes or not context.in_compiled_region:
             return
@@ -136,8 +136,8 @@ class SelectedRowsDense(Rule):
             # The index now names a mask: it may be read only by the test and the block.
             if _reads(function, selection.name, skip=(node, selection.bound_at)):
                 return
-        elif not (_tests_any(node.test) or values.is_tensor(cst.Name(selection.name)) or context.breaks_per_run(node)):
-            return  # `len(mask) > 0` of a list of booleans: Python's, no break
+        elif not (any_of(node.test, values.imports) or values.is_tensor(cst.Name(selection.name)) or context.breaks_per_run(node)):
+            return  # `len(mask) > 0` of a list of booleans: Python's, no break (only an array has `any()`)
         self._dense(node, function, statements, smalls, selection)
 
     def _dense(self, node: cst.If, function: cst.FunctionDef, statements, smalls, selection: _Selection) -> None:
@@ -162,7 +162,7 @@ class SelectedRowsDense(Rule):
         rows = _RowsOfSelection(selection)
         dense_prefix = [small.with_changes(value=small.value.visit(rows)) for small in prefix]
         dense_value = value.visit(rows)
-        if not rows.replaced or any(_mentions(part, selection.name) for part in [*dense_prefix, dense_value]):
+        if not rows.replaced or selection.name in mentioned_names([*dense_prefix, dense_value]):
             return  # the selection is used other than to pick rows (a count, another index)
         taken = mentioned_names([function]) | own
         mask_name = fresh_name(f"{selection.name}_mask", taken) if selection.is_index else selection.name
@@ -212,7 +212,7 @@ def _with_leading_lines(statement: cst.BaseStatement, test: cst.If, first: cst.B
     return statement.with_changes(leading_lines=[*test.leading_lines, *first.leading_lines])  # type: ignore[call-arg]
 
 
-def _tested_for_rows(test: cst.BaseExpression) -> str | None:
+def _tested_for_rows(test: cst.BaseExpression, imports: ImportTable) -> str | None:
     """The name an `if` tests for selecting anything: `m.any()`, `torch.any(m)`, `x.numel()`,
     `x.shape[0]`, `x.size(0)`, `len(x)`, `x.sum()`, alone or compared `> 0`, `!= 0` or `>= 1`."""
     if isinstance(test, cst.Comparison):
@@ -229,19 +229,7 @@ def _tested_for_rows(test: cst.BaseExpression) -> str | None:
         ):
             return None
         return _size_of(test.left)
-    if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value == "any" and not test.args:
-        return test.func.value.value if isinstance(test.func.value, cst.Name) else None
-    if isinstance(test, cst.Call) and dotted_name(test.func) == "torch.any" and len(test.args) == 1:
-        arg = test.args[0].value
-        return arg.value if isinstance(arg, cst.Name) else None
-    return _size_of(test)
-
-
-def _tests_any(test: cst.BaseExpression) -> bool:
-    """`m.any()` or `torch.any(m)`: only an array has the method."""
-    return isinstance(test, cst.Call) and (
-        (isinstance(test.func, cst.Attribute) and test.func.attr.value == "any") or dotted_name(test.func) == "torch.any"
-    )
+    return any_of(test, imports) or _size_of(test)
 
 
 def _sums(test: cst.BaseExpression) -> bool:
@@ -372,10 +360,6 @@ def _write(small: cst.BaseSmallStatement, selection: _Selection):
 
 def _is_name(index: cst.BaseSlice, name: str) -> bool:
     return isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == name
-
-
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    return any(isinstance(n, cst.Name) and n.value == name for n in iter_nodes(node))
 
 
 def _reads(function: cst.FunctionDef, name: str, skip: tuple[cst.CSTNode | None, ...]) -> bool:

@@ -24,8 +24,6 @@ class EagerBlock:
 
     definition: cst.FunctionDef
     call: cst.SimpleStatementLine
-    inputs: tuple[str, ...]
-    outputs: tuple[str, ...]
 
 
 def top_level_run(function: cst.FunctionDef, statements: Sequence[cst.CSTNode]) -> list[cst.BaseStatement]:
@@ -107,4 +105,4 @@ def eager_block(
     call = cst.parse_statement(f"{returned} = {name}({', '.join(inputs)})")
     assert isinstance(call, cst.SimpleStatementLine)
     call = call.with_changes(leading_lines=run[0].leading_lines)
-    return EagerBlock(definition, call, inputs, outputs)
+    return EagerBlock(definition, call)

@@ -120,6 +120,19 @@ def _reads_same_twice(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString))
 
 
+def any_of(test: cst.BaseExpression, imports: ImportTable) -> str | None:
+    """The name `M` of a test `M.any()` or `torch.any(M)`; None for any other test."""
+    if not isinstance(test, cst.Call):
+        return None
+    if isinstance(test.func, cst.Attribute) and test.func.attr.value == "any" and not test.args:
+        receiver = test.func.value
+        return receiver.value if isinstance(receiver, cst.Name) else None
+    if imports.qualify(test.func) == "torch.any" and len(test.args) == 1 and test.args[0].keyword is None:
+        value = test.args[0].value
+        return value.value if isinstance(value, cst.Name) else None
+    return None
+
+
 def _moves_only(call: cst.Call) -> bool:
     """`.to(x.device)`, `.to(device=...)`, `.to("cuda")`: a move that keeps the dtype."""
     for arg in call.args:
