@@ -57,6 +57,7 @@ RULE_MODULES = (
     "branch_to_where",
     "branch_to_cond",
     "while_to_while_loop",
+    "early_exit_masked",
     "guard_to_check",
     "iterate_source_list",
     "eager_module_setup",

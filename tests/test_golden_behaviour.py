@@ -1,6 +1,7 @@
 """Golden cases that say how to call them (`# call: fn(torch.ones(3)); ...` on their first
 lines) are run before and after the rewrite: results and printed output must be identical,
-eagerly, and the compiled rewrite must not skip a frame."""
+eagerly, and the compiled rewrite must not skip a frame. A case's settings line may say what a run
+of it saw (`data_dependent_lines=...`), as for `test_golden`."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import torch
 
 from compile_stats import compile_stats, load_module
 from graphweld.engine import fix_text
-from test_golden import settings_for
+from test_golden import run_evidence_for, settings_for
 
 # Depends on what Dynamo does: run again on the current torch release by CI (docs/development.md).
 pytestmark = pytest.mark.dynamo
@@ -55,7 +56,7 @@ def test_behaviour_cases_exist():
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.parent.name}/{c.name[:-6]}" for c in CASES])
 def test_rewrite_keeps_results_and_printed_output(case: Path):
     source = case.read_text()
-    rewritten = fix_text(source, str(case), settings_for(case, source)).text
+    rewritten = fix_text(source, str(case), settings_for(case, source), run_evidence_for(source)).text
     assert rewritten != source
     calls = calls_of(source)
     before, before_printed = run_calls(source, calls)
@@ -72,6 +73,8 @@ COMPILED = [
     "unroll-loop/loop_variable_read_after",
     "unroll-loop/nested_loops",
     "arange-loop/index_pairs",
+    "early-exit-masked/conjugate_gradients",
+    "early-exit-masked/sinkhorn",
 ]
 
 
@@ -79,7 +82,7 @@ COMPILED = [
 def test_compiled_rewrite_has_no_skipped_frame(name: str):
     case = GOLDEN / f"{name}.in.py"
     source = case.read_text()
-    rewritten = fix_text(source, str(case), settings_for(case, source)).text
+    rewritten = fix_text(source, str(case), settings_for(case, source), run_evidence_for(source)).text
     call = calls_of(source)[0]
     function_name, arguments = call.split("(", 1)
     before_module, after_module = load_module(source), load_module(rewritten)
