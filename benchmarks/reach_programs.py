@@ -3626,6 +3626,422 @@ _pytorch_forecasting_tft_inputs = _forecast_batch
 _pytorch_forecasting_deepar_inputs = _forecast_batch
 
 
+# -- the held-out half drawn tenth on 2026-12-03 (reach.py TENTH_DRAW, committed before this was
+# written): two or three programs each, as the library's documentation builds what its users
+# compile or run in a step (a policy's actions and a training step's losses, an attribution or a
+# class activation map of a small classifier, a recommender's prediction, a structured
+# distribution's likelihood, per-sample gradients); small widths, nothing tuned on. They run in
+# `.venv-reach` (`pip install -c <(echo torch==2.13.0; echo transformers==5.24.0) skrl captum
+# torch-rechub torch-struct torchcam opacus`).
+
+
+def _skrl_models() -> Any:
+    """skrl's documented Gaussian policy and deterministic value function of a continuous-control
+    agent (its model instantiation examples), over an 8-dimensional observation and 2 actions."""
+    import gymnasium
+    from skrl.models.torch import DeterministicMixin, GaussianMixin, Model
+
+    class Policy(GaussianMixin, Model):
+        def __init__(self, observation_space: Any, action_space: Any) -> None:
+            Model.__init__(self, observation_space=observation_space, action_space=action_space, device="cpu")
+            GaussianMixin.__init__(self, clip_actions=True, clip_log_std=True, min_log_std=-20, max_log_std=2)
+            self.net = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ELU(), torch.nn.Linear(32, 2))
+            self.log_std_parameter = torch.nn.Parameter(torch.zeros(2))
+
+        def compute(self, inputs: dict, role: str = "") -> Any:
+            return self.net(inputs["observations"]), {"log_std": self.log_std_parameter}
+
+    class Value(DeterministicMixin, Model):
+        def __init__(self, observation_space: Any, action_space: Any) -> None:
+            Model.__init__(self, observation_space=observation_space, action_space=action_space, device="cpu")
+            DeterministicMixin.__init__(self)
+            self.net = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ELU(), torch.nn.Linear(32, 1))
+
+        def compute(self, inputs: dict, role: str = "") -> Any:
+            return self.net(inputs["observations"]), {}
+
+    torch.manual_seed(0)
+    observations = gymnasium.spaces.Box(-1.0, 1.0, (8,))
+    actions = gymnasium.spaces.Box(-1.0, 1.0, (2,))
+    return Policy(observations, actions), Value(observations, actions)
+
+
+class _SkrlPolicy(torch.nn.Module):
+    """A skrl Gaussian policy acting on a batch of observations, normalised by its running
+    standard scaler (the preprocessor its PPO examples configure), as a rollout step calls it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from skrl.resources.preprocessors.torch import RunningStandardScaler
+
+        self.policy, _ = _skrl_models()
+        self.scaler = RunningStandardScaler(8, device="cpu")
+
+    def forward(self, observations: torch.Tensor) -> Any:
+        actions, outputs = self.policy.act({"observations": self.scaler(observations, train=True)}, role="policy")
+        return actions, outputs["log_prob"], outputs["mean_actions"]
+
+
+@program("skrl:gaussian_policy", "skrl")
+def skrl_gaussian_policy():  # type: ignore[no-untyped-def]
+    return _SkrlPolicy()
+
+
+def _skrl_gaussian_policy_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(16, 8)
+
+
+class _SkrlPpoLosses(torch.nn.Module):
+    """skrl PPO's update on one mini-batch: advantages by its `compute_gae` over the rollout,
+    then the clipped surrogate, entropy and clipped value losses as `PPO.update` computes them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.policy, self.value = _skrl_models()
+
+    def forward(self, observations: torch.Tensor, actions: torch.Tensor, log_prob: torch.Tensor, rewards: torch.Tensor, terminated: torch.Tensor) -> torch.Tensor:
+        from skrl.agents.torch.ppo.ppo import compute_gae
+
+        with torch.no_grad():
+            values, _ = self.value.act({"observations": observations}, role="value")
+        returns, advantages = compute_gae(
+            rewards=rewards, terminated=terminated, truncated=torch.zeros_like(terminated), values=values,
+            last_values=values[-1], discount_factor=0.99, lambda_coefficient=0.95,
+        )  # fmt: skip
+        _, outputs = self.policy.act({"observations": observations, "taken_actions": actions}, role="policy")
+        ratio = torch.exp(outputs["log_prob"] - log_prob)
+        surrogate = torch.min(advantages * ratio, advantages * torch.clip(ratio, 0.8, 1.2))
+        entropy = self.policy.get_entropy(role="policy").mean()
+        predicted, _ = self.value.act({"observations": observations}, role="value")
+        predicted = values + torch.clip(predicted - values, min=-0.2, max=0.2)
+        return -surrogate.mean() - 0.01 * entropy + torch.nn.functional.mse_loss(returns, predicted)
+
+
+@program("skrl:ppo_losses", "skrl")
+def skrl_ppo_losses():  # type: ignore[no-untyped-def]
+    return _SkrlPpoLosses()
+
+
+def _skrl_ppo_losses_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(16, 8), torch.rand(16, 2) * 2 - 1, -torch.rand(16, 1), torch.randn(16, 1), torch.rand(16, 1) < 0.1
+
+
+class _SkrlTrpoDirection(torch.nn.Module):
+    """skrl TRPO's natural-gradient step direction: the surrogate loss's gradient, solved against
+    the Fisher matrix by its `conjugate_gradient` over Fisher-vector products, as `TRPO.update`
+    does before the line search."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.policy, _ = _skrl_models()
+
+    def forward(self, observations: torch.Tensor, actions: torch.Tensor, log_prob: torch.Tensor, advantages: torch.Tensor) -> torch.Tensor:
+        from skrl.agents.torch.trpo.trpo import conjugate_gradient, surrogate_loss
+
+        with torch.enable_grad():
+            loss = surrogate_loss(
+                policy=self.policy, observations=observations, states=None, actions=actions, log_prob=log_prob,
+                advantages=advantages,
+            )  # fmt: skip
+            grads = torch.autograd.grad(loss, self.policy.parameters())
+            flat = torch.cat([grad.view(-1) for grad in grads])
+            return conjugate_gradient(policy=self.policy, observations=observations, states=None, b=flat, damping=0.1)
+
+
+@program("skrl:trpo_direction", "skrl")
+def skrl_trpo_direction():  # type: ignore[no-untyped-def]
+    return _SkrlTrpoDirection()
+
+
+def _skrl_trpo_direction_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(16, 8), torch.rand(16, 2) * 2 - 1, -torch.rand(16, 1), torch.randn(16, 1)
+
+
+def _small_classifier() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.ReLU(),
+        torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 4),
+    ).eval()  # fmt: skip
+
+
+class _CaptumAttribution(torch.nn.Module):
+    """A captum attribution of a small image classifier's class scores, as its tutorials compute
+    one for a batch (the gradients are taken inside, so it runs with gradients enabled)."""
+
+    def __init__(self, method: str, layer: bool = False, **options: Any) -> None:
+        super().__init__()
+        import captum.attr
+
+        self.model = _small_classifier()
+        method_type = getattr(captum.attr, method)
+        self.method = method_type(self.model, self.model[2]) if layer else method_type(self.model)
+        self.options = options
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        with torch.enable_grad():
+            return self.method.attribute(images, target=1, **self.options)
+
+
+@program("captum:integrated_gradients", "captum")
+def captum_integrated_gradients():  # type: ignore[no-untyped-def]
+    return _CaptumAttribution("IntegratedGradients", n_steps=8)
+
+
+@program("captum:layer_gradcam", "captum")
+def captum_layer_gradcam():  # type: ignore[no-untyped-def]
+    return _CaptumAttribution("LayerGradCam", layer=True)
+
+
+@program("captum:deeplift", "captum")
+def captum_deeplift():  # type: ignore[no-untyped-def]
+    return _CaptumAttribution("DeepLift")
+
+
+def _captum_images():  # type: ignore[no-untyped-def]
+    return _images(3, 16)
+
+
+_captum_integrated_gradients_inputs = _captum_images
+_captum_layer_gradcam_inputs = _captum_images
+_captum_deeplift_inputs = _captum_images
+
+
+def _rechub_features(sequence_pooling: str = "concat") -> Any:
+    from torch_rechub.basic.features import SequenceFeature, SparseFeature
+
+    user = SparseFeature("user_id", vocab_size=20, embed_dim=8)
+    target = SparseFeature("target_item", vocab_size=30, embed_dim=8, padding_idx=0)
+    history = SequenceFeature("hist_item", vocab_size=30, embed_dim=8, pooling=sequence_pooling, shared_with="target_item", padding_idx=0)
+    negative = SequenceFeature("neg_hist_item", vocab_size=30, embed_dim=8, pooling=sequence_pooling, shared_with="target_item", padding_idx=0)
+    return user, target, history, negative
+
+
+class _RechubRanker(torch.nn.Module):
+    """A torch-rechub ranking model's click-through prediction over a batch of users with their
+    behaviour sequences (padded with 0, as its `generate_seq_feature` makes them)."""
+
+    def __init__(self, model_class: str) -> None:
+        super().__init__()
+        from torch_rechub.models import ranking
+
+        torch.manual_seed(0)
+        user, target, history, negative = _rechub_features()
+        if model_class == "DIN":
+            self.model = ranking.DIN(
+                features=[user], history_features=[history], target_features=[target], mlp_params={"dims": [16]},
+                attention_mlp_params={"dims": [16]},
+            )  # fmt: skip
+        else:
+            self.model = ranking.DIEN(
+                features=[user], history_features=[history], neg_history_features=[negative], target_features=[target],
+                mlp_params={"dims": [16]},
+            )  # fmt: skip
+
+    def forward(self, user_id: torch.Tensor, target_item: torch.Tensor, hist_item: torch.Tensor, neg_hist_item: torch.Tensor) -> Any:
+        return self.model({"user_id": user_id, "target_item": target_item, "hist_item": hist_item, "neg_hist_item": neg_hist_item})
+
+
+def _rechub_batch():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    history = torch.randint(1, 30, (4, 6))
+    history[0, 4:] = 0
+    history[2, 2:] = 0
+    return torch.randint(0, 20, (4,)), torch.randint(1, 30, (4,)), history, torch.randint(1, 30, (4, 6)) * (history != 0)
+
+
+@program("torch_rechub:din", "torch_rechub")
+def torch_rechub_din():  # type: ignore[no-untyped-def]
+    return _RechubRanker("DIN")
+
+
+@program("torch_rechub:dien", "torch_rechub")
+def torch_rechub_dien():  # type: ignore[no-untyped-def]
+    return _RechubRanker("DIEN")
+
+
+_torch_rechub_din_inputs = _rechub_batch
+_torch_rechub_dien_inputs = _rechub_batch
+
+
+class _RechubNarm(torch.nn.Module):
+    """torch-rechub's NARM session recommender: the session's representation against candidate
+    items' embeddings, the scores a matching step ranks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from torch_rechub.basic.features import SequenceFeature, SparseFeature
+        from torch_rechub.models.matching import NARM
+
+        torch.manual_seed(0)
+        history = SequenceFeature("hist_item", vocab_size=30, embed_dim=8, pooling="concat")
+        self.model = NARM(history, hidden_dim=8, emb_dropout_p=0.0, session_rep_dropout_p=0.0, item_feature=SparseFeature("item", 30, 8))
+
+    def forward(self, hist_item: torch.Tensor, item: torch.Tensor) -> Any:
+        return self.model({"hist_item": hist_item, "item": item})
+
+
+@program("torch_rechub:narm", "torch_rechub")
+def torch_rechub_narm():  # type: ignore[no-untyped-def]
+    return _RechubNarm()
+
+
+def _torch_rechub_narm_inputs():  # type: ignore[no-untyped-def]
+    _, target, history, _ = _rechub_batch()
+    return history, target
+
+
+class _StructLikelihood(torch.nn.Module):
+    """A torch-struct distribution over structures scored by a small network: the negative
+    log-likelihood of the best structure and the marginals, as a structured-prediction loss and
+    its posterior decoding compute them (torch-struct takes both by autograd)."""
+
+    def __init__(self, distribution: str) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.distribution = distribution
+        # A linear chain's transitions between 3 tags per position; a dependency tree's arcs, bilinear.
+        self.score = torch.nn.Linear(6, 9 if distribution == "LinearChainCRF" else 6)
+
+    def forward(self, features: torch.Tensor, lengths: torch.Tensor) -> Any:
+        import torch_struct
+
+        with torch.enable_grad():
+            if self.distribution == "LinearChainCRF":
+                potentials = self.score(features[:, 1:]).view(features.shape[0], features.shape[1] - 1, 3, 3)
+            else:
+                potentials = self.score(features) @ features.transpose(1, 2)
+            dist = getattr(torch_struct, self.distribution)(potentials, lengths=lengths)
+            return -dist.log_prob(dist.argmax).mean(), dist.marginals
+
+
+@program("torch_struct:linear_chain", "torch_struct")
+def torch_struct_linear_chain():  # type: ignore[no-untyped-def]
+    return _StructLikelihood("LinearChainCRF")
+
+
+@program("torch_struct:dependency", "torch_struct")
+def torch_struct_dependency():  # type: ignore[no-untyped-def]
+    return _StructLikelihood("DependencyCRF")
+
+
+def _torch_struct_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(3, 6, 6), torch.tensor([6, 4, 5])
+
+
+_torch_struct_linear_chain_inputs = _torch_struct_inputs
+_torch_struct_dependency_inputs = _torch_struct_inputs
+
+
+class _TorchcamMap(torch.nn.Module):
+    """A torchcam class activation map of a small classifier's predicted class, as its README
+    extracts one: the extractor hooks the target layer, the model runs, the map is computed from
+    the scores."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__()
+        import torchcam.methods
+
+        self.model = _small_classifier()
+        self.extractor = getattr(torchcam.methods, method)(self.model, target_layer=self.model[2], input_shape=(3, 16, 16))
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        with torch.enable_grad():
+            scores = self.model(images)
+            return self.extractor(scores.argmax(dim=1).tolist(), scores)[0]
+
+
+@program("torchcam:gradcam", "torchcam")
+def torchcam_gradcam():  # type: ignore[no-untyped-def]
+    return _TorchcamMap("GradCAM")
+
+
+@program("torchcam:scorecam", "torchcam")
+def torchcam_scorecam():  # type: ignore[no-untyped-def]
+    return _TorchcamMap("ScoreCAM")
+
+
+_torchcam_gradcam_inputs = _captum_images
+_torchcam_scorecam_inputs = _captum_images
+
+
+class _OpacusPerSample(torch.nn.Module):
+    """Opacus's per-sample gradients: a classifier wrapped in `GradSampleModule`, its loss's
+    backward filling each parameter's `grad_sample`, as a DP-SGD step computes them before
+    clipping (the per-sample gradient norms are returned)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from opacus import GradSampleModule
+
+        torch.manual_seed(0)
+        self.model = GradSampleModule(torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3)))
+
+    def train(self, mode: bool = True) -> "_OpacusPerSample":
+        # The wrapped model is the one a DP-SGD step trains: its hooks record only in training mode.
+        super().train(mode)
+        self.model.train(True)
+        return self
+
+    def forward(self, x: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        with torch.enable_grad():
+            self.model.zero_grad(set_to_none=True)
+            torch.nn.functional.cross_entropy(self.model(x), labels).backward()
+            norms = [p.grad_sample.flatten(1).norm(dim=1) for p in self.model.parameters()]
+            return torch.stack(norms, dim=1).norm(dim=1)
+
+
+@program("opacus:per_sample_grads", "opacus")
+def opacus_per_sample_grads():  # type: ignore[no-untyped-def]
+    return _OpacusPerSample()
+
+
+def _opacus_per_sample_grads_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(8, 6), torch.randint(0, 3, (8,))
+
+
+class _OpacusLayer(torch.nn.Module):
+    """One of Opacus's layers written for per-sample gradients (`DPLSTM`, `DPMultiheadAttention`),
+    where a model trained with DP-SGD uses it in place of torch's."""
+
+    def __init__(self, layer: str) -> None:
+        super().__init__()
+        import opacus.layers
+
+        torch.manual_seed(0)
+        self.layer = opacus.layers.DPLSTM(6, 8, batch_first=True) if layer == "DPLSTM" else opacus.layers.DPMultiheadAttention(8, 2)
+
+    def forward(self, x: torch.Tensor) -> Any:
+        if isinstance(self.layer, torch.nn.LSTM) or type(self.layer).__name__ == "DPLSTM":
+            return self.layer(x)[0]
+        return self.layer(x, x, x)[0]
+
+
+@program("opacus:dp_lstm", "opacus")
+def opacus_dp_lstm():  # type: ignore[no-untyped-def]
+    return _OpacusLayer("DPLSTM")
+
+
+def _opacus_dp_lstm_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(2, 5, 6)
+
+
+@program("opacus:dp_attention", "opacus")
+def opacus_dp_attention():  # type: ignore[no-untyped-def]
+    return _OpacusLayer("DPMultiheadAttention")
+
+
+def _opacus_dp_attention_inputs():  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    return torch.randn(5, 2, 8)
+
+
 def probe(name: str) -> dict[str, Any]:
     """Whether the program builds and runs eagerly; its parameter count."""
     try:
