@@ -164,7 +164,8 @@ def _rewrite(
     inside = {id(n) for n in iter_nodes(loop)}
     before = _bound_outside(function, inside)
     outside = loaded_names([function.body], skip=loop)
-    loop_names = set(target_names(loop.target))
+    # `_` says the value is not used; elsewhere in the function it is another throwaway.
+    loop_names = set(target_names(loop.target)) - {"_"}
     if loop_names & outside:
         raise Refused(f"`{sorted(loop_names & outside)[0]}` is read outside it: it would hold the last value of the range")
     updates = {id(s): _update(s, module) for s in statements if s is not exit_test}
