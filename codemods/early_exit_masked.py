@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.analysis.blocks import block_statements, with_statements
-from graphweld.analysis.scopes import loaded_names, parameter_names, target_names
+from graphweld.analysis.scopes import binds_plain_names, bound_outside, loaded_names, target_names
 from graphweld.analysis.tensors import FunctionValues
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
@@ -162,7 +162,7 @@ def _rewrite(
         raise Refused("it does not run over `range(...)`")
     statements = block_statements(loop.body)
     inside = {id(n) for n in iter_nodes(loop)}
-    before = _bound_outside(function, inside)
+    before = bound_outside(function, loop)
     outside = loaded_names([function.body], skip=loop)
     # `_` says the value is not used; elsewhere in the function it is another throwaway.
     loop_names = set(target_names(loop.target)) - {"_"}
@@ -221,17 +221,11 @@ def _update(statement: cst.BaseStatement, module: cst.Module) -> cst.Assign | cs
     """The statement's one assignment to plain names, or `name op= value` with a neutral value."""
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
         small = statement.body[0]
-        if isinstance(small, cst.Assign) and all(_plain_names(target.target) for target in small.targets):
+        if isinstance(small, cst.Assign) and all(binds_plain_names(target.target) for target in small.targets):
             return small
         if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and type(small.operator) in _NEUTRAL:
             return small
     raise Refused(f"`{source(statement, module).strip()[:40]}` is not an assignment to plain names")
-
-
-def _plain_names(target: cst.BaseExpression) -> bool:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return all(isinstance(element, cst.Element) and isinstance(element.value, cst.Name) for element in target.elements)
-    return isinstance(target, cst.Name)
 
 
 def _targets(small: cst.Assign | cst.AugAssign) -> list[str]:
@@ -244,19 +238,6 @@ def _check_reads(value: cst.BaseExpression, body_names: set[str], own: set[str],
     """A name only the body binds must be bound earlier in the same iteration when it is read."""
     for name in sorted(loaded_names([value]) & body_names - own - before):
         raise Refused(f"`{name}` is read before the body binds it: it carries a value from the iteration before")
-
-
-def _bound_outside(function: cst.FunctionDef, inside: set[int]) -> set[str]:
-    """Names bound outside the loop: parameters and assignments (the loop's carried values start there)."""
-    names = parameter_names(function)
-    for node in iter_nodes(function.body):
-        if id(node) in inside:
-            continue
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
-            names.update(target_names(node.target))
-        elif isinstance(node, cst.AsName):
-            names.update(target_names(node.name))  # type: ignore[arg-type]
-    return names
 
 
 def _tensor_before(name: str, function: cst.FunctionDef, values: FunctionValues, inside: set[int]) -> bool:

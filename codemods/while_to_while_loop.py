@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphweld.analysis.blocks import block_statements
-from graphweld.analysis.scopes import target_names
+from graphweld.analysis.scopes import binds_plain_names, bound_outside, target_names
 from graphweld.cst_fast import source
 from graphweld.rule import Rule, Safety
 from graphweld.walk import iter_nodes
@@ -124,15 +124,8 @@ def _rewrite(node: cst.While, function: cst.FunctionDef, values, torch_name: str
             carried.extend(name for name in target_names(target.target) if name not in carried)
     if not carried:
         raise Refused("its body assigns no name")
-    inside = {id(n) for n in iter_nodes(node)}
-    bound_outside = {
-        name
-        for n in iter_nodes(function.body)
-        if isinstance(n, cst.AssignTarget) and id(n) not in inside
-        for name in target_names(n.target)
-    }
-    parameters = {p.name.value for p in (*function.params.params, *function.params.posonly_params, *function.params.kwonly_params)}
-    unbound = [name for name in carried if name not in bound_outside and name not in parameters]
+    before = bound_outside(function, node)
+    unbound = [name for name in carried if name not in before]
     if unbound:
         raise Refused(f"`{unbound[0]}` is not bound before the loop")
     cond_name, body_name = values.unused_names(f"_{carried[0]}_while_cond", f"_{carried[0]}_while_body")
@@ -152,13 +145,6 @@ def _rewrite(node: cst.While, function: cst.FunctionDef, values, torch_name: str
 def _assignment(statement: cst.BaseStatement) -> cst.Assign | None:
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
         small = statement.body[0]
-        if isinstance(small, cst.Assign) and all(_plain_names(target.target) for target in small.targets):
+        if isinstance(small, cst.Assign) and all(binds_plain_names(target.target) for target in small.targets):
             return small
     return None
-
-
-def _plain_names(target: cst.BaseExpression) -> bool:
-    """A name, or a tuple or list of names (no attributes, items or starred names)."""
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return all(isinstance(element, cst.Element) and isinstance(element.value, cst.Name) for element in target.elements)
-    return isinstance(target, cst.Name)

@@ -38,6 +38,29 @@ def target_names(target: cst.BaseExpression) -> Iterator[str]:
         yield from target_names(target.value)
 
 
+def binds_plain_names(target: cst.BaseExpression) -> bool:
+    """Whether an assignment target is a name, or a tuple or list of names (no attributes, items
+    or starred names): the loops' rules carry such names from one iteration to the next."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(isinstance(element, cst.Element) and isinstance(element.value, cst.Name) for element in target.elements)
+    return isinstance(target, cst.Name)
+
+
+def bound_outside(function: cst.FunctionDef, loop: cst.CSTNode) -> set[str]:
+    """Names the function binds outside a loop in it, parameters included: where the values the
+    loop carries from one iteration to the next can start (the loops' rules)."""
+    inside = {id(n) for n in iter_nodes(loop)}
+    names = parameter_names(function)
+    for node in iter_nodes(function.body):
+        if id(node) in inside:
+            continue
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
+            names.update(target_names(node.target))
+        elif isinstance(node, cst.AsName):
+            names.update(target_names(node.name))  # type: ignore[arg-type]
+    return names
+
+
 def _in_scope(nodes: Iterable[cst.CSTNode], wanted: frozenset[type]) -> Iterator[cst.CSTNode]:
     """The nodes of the `wanted` types in the statements' own scope (nested scopes not entered)."""
     for root in nodes:
