@@ -64,7 +64,7 @@ compressive-transformer-pytorch memory-transformer-xl`; the ninth (NINTH_DRAW, 2
 `.venv-reach`): `pip install -c <(echo torch==2.13.0; echo transformers==5.24.0) torchkge tianshou
 torchani recbole torchphysics pytorch-forecasting` (spent on 2026-12-03); the tenth (TENTH_DRAW,
 2026-12-03, in `.venv-reach`): `pip install -c <(echo torch==2.13.0; echo transformers==5.24.0) skrl
-captum torch-rechub torch-struct torchcam opacus`.
+captum torch-rechub torch-struct torchcam opacus` (spent on 2026-12-03).
 
 The census is split in two halves, fixed by a hash of each class's model family or program's library (`half()`):
 rules are chosen and tuned on the tuning half only, and the held-out half is only reported; its
@@ -515,10 +515,13 @@ NINTH_DRAW = frozenset(
 # torchsurv (torchmetrics), curvlinops-for-pytorch (linear_operator); POT was not a candidate: its
 # Sinkhorn loop is the form early-exit-masked was written for.
 TENTH_DRAW = frozenset(("skrl", "captum", "torch_rechub", "torch_struct", "torchcam", "opacus"))
+# Spent on 2026-12-03, after its clean measurement (78 -> 72 breaks where graphweld compiles the
+# entry, 78 -> 56 where the program compiles itself): the tensor functions the analysis knows
+# without a run (`torch.dot`, `norm`, ...) were widened on skrl's TRPO conjugate gradient.
 SPENT_HELD_OUT_LIBRARIES = (
-    FIRST_DRAW | SECOND_DRAW | THIRD_DRAW | FOURTH_DRAW | SIXTH_DRAW | EIGHTH_DRAW | NINTH_DRAW
+    FIRST_DRAW | SECOND_DRAW | THIRD_DRAW | FOURTH_DRAW | SIXTH_DRAW | EIGHTH_DRAW | NINTH_DRAW | TENTH_DRAW
 )
-HELD_OUT_LIBRARIES = FIFTH_DRAW | SEVENTH_DRAW | TENTH_DRAW
+HELD_OUT_LIBRARIES = FIFTH_DRAW | SEVENTH_DRAW
 
 
 def half(name: str) -> str:

@@ -75,6 +75,7 @@ COMPILED = [
     "arange-loop/index_pairs",
     "early-exit-masked/conjugate_gradients",
     "early-exit-masked/sinkhorn",
+    "early-exit-masked/conjugate_gradient_no_run",
 ]
 
 

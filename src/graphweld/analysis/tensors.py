@@ -23,11 +23,11 @@ TENSOR_FUNCTIONS = frozenset(
     f"torch.{name}"
     for name in (
         "abs acos add all amax amin any arange argmax argmin as_tensor asin atan atan2 bmm cat ceil "
-        "clamp clip cos count_nonzero cumsum deg2rad div eq exp expm1 floor fmod full full_like ge gt "
+        "cdist clamp clip cos count_nonzero cumsum deg2rad div dot einsum eq exp expm1 floor fmod full full_like ge gt "
         "isfinite isinf isnan "
-        "isneginf isposinf le log log1p logical_and logical_not logical_or lt matmul max maximum "
-        "mean min minimum mul ne neg ones ones_like pow prod rad2deg reciprocal remainder round rsqrt "
-        "sigmoid sign sin sqrt square stack softmax log_softmax sub sum tan tanh tensor where zeros "
+        "isneginf isposinf le log log1p logical_and logical_not logical_or logsumexp lt matmul max maximum "
+        "mean min minimum mm mul mv ne neg norm ones ones_like outer pow prod rad2deg reciprocal remainder round "
+        "rsqrt sigmoid sign sin sqrt square stack std softmax log_softmax sub sum tan tanh tensor var where zeros "
         "zeros_like"
     ).split()
 )
@@ -44,10 +44,10 @@ _PURE_BUILTINS = frozenset(("abs", "float", "int", "max", "min"))
 TENSOR_METHODS = frozenset(
     (
         "abs add all amax amin any argmax argmin bool ceil clamp clip clone contiguous cos cumsum "
-        "detach div double eq exp expand expand_as flatten float floor ge gt half int isfinite "
-        "isinf isnan le log log1p logical_not long lt max mean min mul ne neg permute pow prod "
+        "detach div dot double eq exp expand expand_as flatten float floor ge gt half int isfinite "
+        "isinf isnan le log log1p logical_not logsumexp long lt max mean min mm mul mv ne neg norm outer permute pow prod "
         "reciprocal reshape round rsqrt sigmoid sign sin softmax log_softmax sqrt square squeeze "
-        "sub sum t tanh to transpose type_as unsqueeze view view_as"
+        "std sub sum t tanh to transpose type_as unsqueeze var view view_as"
     ).split()
 )
 # Tensor attributes that are tensors.
