@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 import types
 from dataclasses import dataclass
@@ -14,6 +15,9 @@ from torch._dynamo.utils import counters
 from test_golden import run_evidence_for, settings_for
 
 from graphweld.engine import fix_text
+
+# Numbers for the names of the modules `load_module` makes.
+_MODULES = itertools.count()
 
 
 @dataclass
@@ -46,9 +50,12 @@ def compile_stats(fn: Callable[..., Any], *args: Any, backend: str | None = None
     return CompileStats(result, len(graphs), ops, frames["total"] - frames["ok"], frames["total"])
 
 
-def load_module(source: str, name: str = "golden_case") -> types.ModuleType:
+def load_module(source: str, name: str | None = None) -> types.ModuleType:
     """Execute `source` as a module with torch.compile turned into a no-op, so that the test
-    decides how each function is compiled."""
+    decides how each function is compiled. Each module gets a name of its own: Dynamo guards on
+    a module's globals by its name, so a graph compiled for one must never be checked against
+    another loaded in the same process."""
+    name = name or f"golden_case_{next(_MODULES)}"
     module = types.ModuleType(name)
     # Importable by name, as a user's module is (torch.cond looks its functions' module up).
     sys.modules[name] = module

@@ -6,7 +6,6 @@ of it saw (`data_dependent_lines=...`), as for `test_golden`."""
 from __future__ import annotations
 
 import contextlib
-import itertools
 import io
 import re
 from pathlib import Path
@@ -22,7 +21,6 @@ from test_golden import run_evidence_for, settings_for
 pytestmark = pytest.mark.dynamo
 
 GOLDEN = Path(__file__).parent / "golden"
-_RUNS = itertools.count()
 
 
 def calls_of(source: str) -> list[str]:
@@ -40,7 +38,7 @@ def run_calls(source: str, calls: list[str]) -> tuple[list[object], str]:
     # torch.cond and torch.while_loop compile their functions even when called eagerly, and Dynamo
     # guards on their module's globals by the module's name: each run gets a module of its own.
     torch._dynamo.reset()
-    module = load_module(source, name=f"golden_case_{next(_RUNS)}")
+    module = load_module(source)
     printed = io.StringIO()
     results = []
     with contextlib.redirect_stdout(printed):
