@@ -161,7 +161,6 @@ def _rewrite(
     if not _over_range(loop.iter):
         raise Refused("it does not run over `range(...)`")
     statements = block_statements(loop.body)
-    inside = {id(n) for n in iter_nodes(loop)}
     before = bound_outside(function, loop)
     outside = loaded_names([function.body], skip=loop)
     # `_` says the value is not used; elsewhere in the function it is another throwaway.
@@ -190,8 +189,7 @@ def _rewrite(
     if not carried:
         raise Refused("it carries no value from one iteration to the next")
     stopped = values.unused_names("stopped")[0]
-    candidates = [*sorted(carried), *sorted(before - carried)]
-    device = next((name for name in candidates if _tensor_before(name, function, values, inside)), None)
+    device = _device_tensor([*sorted(carried), *sorted(before - carried)], function, loop, values)
     where_device = f", device={device}.device" if device is not None else ""
     flag = cst.parse_statement(f"{stopped} = {torch_name}.zeros((), dtype={torch_name}.bool{where_device})\n")
     body: list[cst.BaseStatement] = []
@@ -203,7 +201,7 @@ def _rewrite(
             line = cst.parse_statement(f"{stopped} = {stopped} | {condition}\n")
             body.append(line.with_changes(leading_lines=exit_test.leading_lines))
             continue
-        body.append(_frozen(statement, carried, stopped, torch_name, module))
+        body.append(_frozen(statement, updates[id(statement)], carried, stopped, torch_name, module))
     rewritten = loop.with_changes(body=with_statements(loop.body, body), leading_lines=())
     return [flag.with_changes(leading_lines=loop.leading_lines), rewritten]
 
@@ -240,22 +238,26 @@ def _check_reads(value: cst.BaseExpression, body_names: set[str], own: set[str],
         raise Refused(f"`{name}` is read before the body binds it: it carries a value from the iteration before")
 
 
-def _tensor_before(name: str, function: cst.FunctionDef, values: FunctionValues, inside: set[int]) -> bool:
-    """Whether a tensor parameter, or bound outside the loop by one plain assignment to a tensor."""
-    if name in values.tensor_parameters:
-        return True
-    bound = [
-        n.value
-        for n in iter_nodes(function.body)
-        if id(n) not in inside and isinstance(n, cst.Assign) and len(n.targets) == 1
-        and isinstance(n.targets[0].target, cst.Name) and n.targets[0].target.value == name
-    ]
-    return len(bound) == 1 and values.is_tensor(bound[0])
+def _device_tensor(candidates: list[str], function: cst.FunctionDef, loop: cst.For, values: FunctionValues) -> str | None:
+    """The first candidate that is a tensor before the loop, whose device the flag goes on: a
+    tensor parameter, or a name bound outside the loop by one plain assignment, to a tensor."""
+    inside = {id(n) for n in iter_nodes(loop)}
+    assigned: dict[str, list[cst.BaseExpression]] = {}
+    for n in iter_nodes(function.body):
+        if id(n) not in inside and isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name):
+            assigned.setdefault(n.targets[0].target.value, []).append(n.value)
+    for name in candidates:
+        bound = assigned.get(name, [])
+        if name in values.tensor_parameters or (len(bound) == 1 and values.is_tensor(bound[0])):
+            return name
+    return None
 
 
-def _frozen(statement: cst.BaseStatement, carried: set[str], stopped: str, torch_name: str, module: cst.Module) -> cst.BaseStatement:
-    """The statement with what it binds to a carried name kept as it was once `stopped`."""
-    small = _update(statement, module)
+def _frozen(
+    statement: cst.BaseStatement, small: cst.Assign | cst.AugAssign, carried: set[str], stopped: str, torch_name: str,
+    module: cst.Module,
+) -> cst.BaseStatement:
+    """The statement (its update `small`) with what it binds to a carried name kept as it was once `stopped`."""
     names = _targets(small)
     if not carried.intersection(names):
         return statement
@@ -266,7 +268,7 @@ def _frozen(statement: cst.BaseStatement, carried: set[str], stopped: str, torch
         frozen: cst.BaseExpression = where(_NEUTRAL[type(small.operator)], small.value)
     else:
         pairs = _pairs(small)
-        assert pairs is not None and isinstance(small.value, (cst.Tuple, cst.Name, cst.BaseExpression))
+        assert pairs is not None
         elements = [where(name, value) if name in carried else value for name, value in pairs]
         if isinstance(small.targets[0].target, cst.Name):
             frozen = elements[0]
