@@ -25,6 +25,7 @@ from typing import Any, Iterable
 import libcst as cst
 
 from graphweld.analysis.names import ImportTable, dotted_name
+from graphweld.analysis.scopes import parameter_names
 from graphweld.walk import children, walk
 
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch._dynamo.optimize"})
@@ -328,27 +329,32 @@ class CompiledRegions:
         # One walk for every name (eager-helper and nonstrict-helper ask of each helper; a walk per
         # name was most of the scan's time over torch/nn): each load with the outermost function
         # holding it, so that a name's own definition (and its recursion) is left out when asked.
+        # A load of a name that a parameter of an enclosing function binds is that parameter, not
+        # the module's name (torchphysics' `laplacian(..., grad=None)` beside its function `grad`).
         found: dict[str, list[tuple[bool, cst.FunctionDef | None, str | None]]] = {}
-        stack: list[tuple[Any, cst.FunctionDef | None, str | None]] = [(self._module, None, None)]
+        nothing: frozenset[str] = frozenset()
+        stack: list[tuple[Any, cst.FunctionDef | None, str | None, frozenset[str]]] = [(self._module, None, None, nothing)]
         while stack:
-            current, function, outermost = stack.pop()
+            current, function, outermost, parameters = stack.pop()
             # Exact types, not isinstance: libcst's nodes are ABCs, and this walks every node.
             kind = type(current)
             if kind is cst.FunctionDef:
                 if function is None:
                     outermost = current.name.value
                 for decorator in current.decorators:
-                    stack.append((decorator, function, outermost))
-                stack.append((current.body, current, outermost))
+                    stack.append((decorator, function, outermost, parameters))
+                stack.append((current.body, current, outermost, parameters | parameter_names(current)))
             elif kind is cst.Call and type(current.func) is cst.Name:
-                found.setdefault(current.func.value, []).append((True, function, outermost))
-                stack.extend((arg, function, outermost) for arg in current.args)
+                if current.func.value not in parameters:
+                    found.setdefault(current.func.value, []).append((True, function, outermost))
+                stack.extend((arg, function, outermost, parameters) for arg in current.args)
             elif kind is cst.Name:
-                found.setdefault(current.value, []).append((False, function, outermost))
+                if current.value not in parameters:
+                    found.setdefault(current.value, []).append((False, function, outermost))
             elif kind is cst.Attribute:
-                stack.append((current.value, function, outermost))
+                stack.append((current.value, function, outermost, parameters))
             else:
-                stack.extend((child, function, outermost) for child in children(current))
+                stack.extend((child, function, outermost, parameters) for child in children(current))
         return found
 
     def only_compiled_calls(self, name: str) -> bool:
@@ -601,3 +607,4 @@ class CompiledRegions:
                     return [method]
                 return self._forward_of(cls.attribute_classes.get(func.attr.value))
         return []
+
