@@ -40,7 +40,12 @@ class NonstrictHelper(Rule):
     A module-level function called from a compiled region whose body breaks the graph: an explicit
     `torch._dynamo.graph_break()`, frame introspection (`inspect.currentframe()`,
     `sys._getframe()`), a call from `extra-breakers`, or, with `--entry`, any break a run saw
-    inside it (in any file under the given paths).
+    inside it (in any file under the given paths). That includes a helper that takes gradients
+    with `torch.autograd.grad` (a trust-region update's Fisher-vector product, a meta-learning
+    inner step), which Dynamo breaks at unless `trace_autograd_ops` is on (GB9186): non-strict
+    tracing records the gradient's operations in the caller's graph, `create_graph=True` and a
+    training step's second-order backward included (measured on torch 2.13 and 2.15: 6 breaks ->
+    0, one graph, outputs and gradients equal, `tests/test_grad_inputs_list.py`).
 
     ## Why the graph breaks
     Dynamo traces Python bytecode and breaks the graph on what it cannot trace, splitting the
@@ -89,9 +94,12 @@ class NonstrictHelper(Rule):
     give no soundness guarantee for impure functions. Eager runs are unchanged (`nonstrict_trace`
     only marks the function for Dynamo). A helper that may be called with `None` (a parameter
     defaulting to `None`, or annotated `Optional[...]` / `X | None`: torchmetrics'
-    `thresholds: Optional[Tensor]`) is reported too: `nonstrict_trace` takes tensors, numbers,
-    strings and containers of them, and Dynamo breaks at every call that passes `None` ("Invalid
-    input type for nonstrict_trace-ed function", GB0236, measured on torch 2.13 and 2.14). So is
+    `thresholds: Optional[Tensor]`) is reported too, unless a run saw it break (`fix --entry`):
+    before torch 2.15 `nonstrict_trace` takes tensors, numbers, strings and containers of them,
+    and Dynamo breaks at every call that passes `None` ("Invalid input type for nonstrict_trace-ed
+    function", GB0236, measured on torch 2.13 and 2.14); a call that leaves a `None` default alone
+    traces whole, and torch 2.15 takes `None` (measured). Where a run saw it break, the helper is
+    rewritten and the run measures its calls as they are. Also reported:
     a helper that returns a NamedTuple, a namedtuple or a dataclass of its module (by its return
     annotation or a `return Cls(...)`): Dynamo refuses those as a nonstrict_trace output ("Unsupported
     output type", measured on torch 2.13), so the rewrite would break in its own wrapper. So is
@@ -188,14 +196,24 @@ class NonstrictHelper(Rule):
             return
         api = NONSTRICT_TRACE
         takes_none = _may_take_none(helper.node, self.context.regions.imports.qualify)
-        if takes_none is not None:
+        # A run measures what the calls pass: one that leaves a `None` default alone, or a torch
+        # that takes `None` (2.15), traces whole; without one, a call might pass it.
+        seen_by_run = helper.qualname in self.context.regions.called_names
+        if takes_none is not None and not seen_by_run:
             self._decorated.add(name)
             self.report(
                 anchor,
                 f"`{name}` breaks the graph ({verdict.cause}), but it may be called with `None` ({takes_none}), "
-                f"which {api} cannot take (Dynamo breaks at every such call, GB0236); not rewritten",
+                f"which {api} cannot take before torch 2.15 (Dynamo breaks at every such call, GB0236); not "
+                "rewritten without a run (`fix --entry`) to measure its calls",
             )
             return
+        none_note = (
+            f" (it may be called with `None`, {takes_none}: before torch 2.15 Dynamo breaks at a call that passes it, "
+            "GB0236; the run measures the calls)"
+            if takes_none is not None
+            else ""
+        )
         decorate = caller is None or self.context.regions.only_compiled_calls(name)
         if decorate:
             self._decorated.add(name)
@@ -207,7 +225,7 @@ class NonstrictHelper(Rule):
                 anchor=anchor,
                 message=(
                     f"`{name}`, {where}, breaks the graph ({verdict.cause}); it is pure, so let Dynamo trace it "
-                    f"non-strictly: decorate it with `@{api}`"
+                    f"non-strictly: decorate it with `@{api}`{none_note}"
                 ),
                 safety=Safety.SAFE,
             )
@@ -221,6 +239,7 @@ class NonstrictHelper(Rule):
             message=(
                 f"`{name}` breaks the graph ({verdict.cause}); it is pure, so call it through `{api}({name})` "
                 f"in compiled `{caller.name.value if caller is not None else ''}` (it is also used outside compiled code)"
+                f"{none_note}"
             ),
             safety=Safety.SAFE,
         )
