@@ -8,11 +8,10 @@ eagerly."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from program_runs import assert_fails_then_runs
 from test_entry import EAGER, invoke
 
 pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
@@ -44,14 +43,4 @@ print(f"{model(*GetInput()).item():.5f}")
 
 def test_a_program_compiled_with_fullgraph_runs_after_the_fix(workdir: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(workdir)
-    (workdir / "run.py").write_text(RUN)
-    eager = subprocess.run(
-        [sys.executable, "-c", "from early_exit_entry import *; print(f'{my_model_function()(*GetInput()).item():.5f}')"],
-        cwd=workdir, capture_output=True, text=True, check=True,
-    ).stdout
-    failed = subprocess.run([sys.executable, "run.py"], cwd=workdir, capture_output=True, text=True)
-    assert failed.returncode != 0 and "Data-dependent branching" in failed.stderr
-    result = invoke("fix", "--unsafe-fixes", "early_exit_entry.py", "--", sys.executable, "run.py")
-    assert result.exit_code == 0, result.output
-    ran = subprocess.run([sys.executable, "run.py"], cwd=workdir, capture_output=True, text=True, check=True)
-    assert ran.stdout == eager
+    assert_fails_then_runs(workdir, "early_exit_entry", RUN, "Data-dependent branching", "--unsafe-fixes")

@@ -9,11 +9,10 @@ printed eagerly."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from program_runs import assert_fails_then_runs
 from test_entry import EAGER, invoke
 
 pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
@@ -46,14 +45,4 @@ print(f"{model(*GetInput()).item():.5f}")
 
 def test_a_program_compiled_with_fullgraph_runs_after_the_fix(workdir: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(workdir)
-    (workdir / "run.py").write_text(RUN)
-    eager = subprocess.run(
-        [sys.executable, "-c", "from grad_generator_entry import *; print(f'{my_model_function()(*GetInput()).item():.5f}')"],
-        cwd=workdir, capture_output=True, text=True, check=True,
-    ).stdout
-    failed = subprocess.run([sys.executable, "run.py"], cwd=workdir, capture_output=True, text=True)
-    assert failed.returncode != 0 and "autograd.grad with unsupported argument type" in failed.stderr
-    result = invoke("fix", "grad_generator_entry.py", "--", sys.executable, "run.py")
-    assert result.exit_code == 0, result.output
-    ran = subprocess.run([sys.executable, "run.py"], cwd=workdir, capture_output=True, text=True, check=True)
-    assert ran.stdout == eager
+    assert_fails_then_runs(workdir, "grad_generator_entry", RUN, "autograd.grad with unsupported argument type")
