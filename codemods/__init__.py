@@ -54,7 +54,7 @@ RULE_MODULES = (
     "data_dtype_rebind",
     "compiled_call_arguments",
     "list_for_hasattr",
-    "grad_inputs_list",
+    "traced_autograd_grad",
     "branch_to_where",
     "branch_to_cond",
     "while_to_while_loop",

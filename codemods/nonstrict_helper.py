@@ -40,12 +40,8 @@ class NonstrictHelper(Rule):
     A module-level function called from a compiled region whose body breaks the graph: an explicit
     `torch._dynamo.graph_break()`, frame introspection (`inspect.currentframe()`,
     `sys._getframe()`), a call from `extra-breakers`, or, with `--entry`, any break a run saw
-    inside it (in any file under the given paths). That includes a helper that takes gradients
-    with `torch.autograd.grad` (a trust-region update's Fisher-vector product, a meta-learning
-    inner step), which Dynamo breaks at unless `trace_autograd_ops` is on (GB9186): non-strict
-    tracing records the gradient's operations in the caller's graph, `create_graph=True` and a
-    training step's second-order backward included (measured on torch 2.13 and 2.15: 6 breaks ->
-    0, one graph, outputs and gradients equal, `tests/test_grad_inputs_list.py`).
+    inside it (in any file under the given paths). (A `torch.autograd.grad` call is
+    `traced-autograd-grad`'s, which traces that call alone the same way.)
 
     ## Why the graph breaks
     Dynamo traces Python bytecode and breaks the graph on what it cannot trace, splitting the

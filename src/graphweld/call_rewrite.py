@@ -33,6 +33,11 @@ class CallRewrite:
     def message(self, call: cst.Call, statement: cst.BaseStatement) -> str:
         raise NotImplementedError
 
+    def definitions(self) -> list[tuple[cst.CSTNode, list[cst.BaseStatement]]]:
+        """Edits elsewhere in the module that the replaced calls need (a helper they call, defined
+        after the imports), as `Rule.propose`'s `extra`; none by default."""
+        return []
+
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self._rewrite(node, node, lambda new: new)
 
@@ -66,7 +71,10 @@ class CallRewrite:
             new_statement = statement.with_changes(items=items)
         else:
             new_statement = rebuild(with_calls_replaced(part, replaced))
-        self.propose(statement, [new_statement], anchor=first, message=self.message(first, statement), safety=self.safety)  # type: ignore[attr-defined]
+        self.propose(  # type: ignore[attr-defined]
+            statement, [new_statement], anchor=first, message=self.message(first, statement), safety=self.safety,
+            extra=self.definitions(),
+        )
 
 
 def with_calls_replaced(node: cst.CSTNode, replaced: dict[int, cst.BaseExpression]) -> cst.CSTNode:

@@ -8,10 +8,16 @@ import torch
 from torch.autograd import grad
 
 
+@torch._dynamo.nonstrict_trace
+def _autograd_grad(*args, **kwargs):
+    """torch.autograd.grad, traced into the caller's graph (graphweld traced-autograd-grad)."""
+    return torch.autograd.grad(*args, **kwargs)
+
+
 def adapt(model, loss_fn, x, y, lr):
     loss = loss_fn(model(x), y)
     trainable = (p for p in model.parameters() if p.requires_grad)
-    grads = grad(loss, list(trainable), create_graph=True)
+    grads = _autograd_grad(loss, list(trainable), create_graph=True)
     return [p - lr * g for p, g in zip(model.parameters(), grads)]
 
 
@@ -21,4 +27,4 @@ def joint_gradient(actor, critic, loss):
 
 def penalty(critic, states, weights):
     values = critic(states)
-    return torch.autograd.grad(values.sum(), [w for w in weights.values()], create_graph=True)
+    return _autograd_grad(values.sum(), [w for w in weights.values()], create_graph=True)

@@ -1,7 +1,7 @@
 # settings: assume_compiled=true
-# Nothing to do: the inputs are a tensor (a gradient penalty's interpolates), a list already, a
-# name whose binding is not shown to be a generator, a generator name used again before the call,
-# and arguments after a `*args`, whose positions are unknown.
+# Wrapped, nothing made a list: the inputs are a tensor (a gradient penalty's interpolates), a list
+# already, a name whose binding is not shown to be a generator, a generator name used again before
+# the call; left alone: arguments after a `*args`, whose positions are unknown.
 import torch
 
 

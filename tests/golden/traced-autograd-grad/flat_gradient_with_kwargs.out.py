@@ -5,7 +5,13 @@ import torch
 from torch import nn
 
 
+@torch._dynamo.nonstrict_trace
+def _autograd_grad(*args, **kwargs):
+    """torch.autograd.grad, traced into the caller's graph (graphweld traced-autograd-grad)."""
+    return torch.autograd.grad(*args, **kwargs)
+
+
 class NaturalGradient:
     def _flat_grad(self, y: torch.Tensor, model: nn.Module, **kwargs) -> torch.Tensor:
-        grads = torch.autograd.grad(y, list(model.parameters()), **kwargs)
+        grads = _autograd_grad(y, list(model.parameters()), **kwargs)
         return torch.cat([grad.reshape(-1) for grad in grads])

@@ -1,0 +1,65 @@
+"""`torch.autograd.grad` in a compiled region, handed generators of parameters, end to end: a
+trust-region policy update's Fisher-vector product and a meta-learning inner step
+(`tests/entries/grad_generator_entry.py`). Before, Dynamo breaks at every call and gives up on
+both helpers (it cannot hand the generator to the eager call at the break); after
+traced-autograd-grad, every call goes through one `nonstrict_trace` wrapper, handed lists, and a
+training step (second-order: the Fisher-vector product's gradient is differentiated again) is one
+graph with no Dynamo setting. A program that compiles itself with `trace_autograd_ops` and
+`fullgraph=True` fails before (the generator) and runs after, printing what the original printed
+eagerly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from program_runs import assert_fails_then_runs
+from test_entry import EAGER, invoke
+
+pytestmark = [pytest.mark.slow, pytest.mark.dynamo]
+
+
+def test_a_training_step_through_every_gradient_is_one_graph(workdir: Path):
+    entry = workdir / "grad_generator_entry.py"
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--train", str(entry), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    before, after = data["before"], data["after"]
+    assert (before["skipped_frames"], before["graph_breaks"], before["fullgraph"]) == (3, 6, False)
+    assert data["kept"][str(entry)] == ["traced-autograd-grad"] * 3
+    assert (after["graphs"], after["graph_breaks"], after["skipped_frames"], after["fullgraph"]) == (1, 0, 0, True)
+    text = entry.read_text()
+    assert "_autograd_grad(kl, list(policy.parameters()), create_graph=True)" in text
+    assert "_autograd_grad(loss, list(trainable), create_graph=True)" in text
+    assert text.count("def _autograd_grad(") == 1
+    again = invoke("fix", "--entry", str(entry), *EAGER, "--train", str(entry), "--check")
+    assert again.exit_code == 0, again.output
+
+
+def test_the_differential_operators_and_an_attribution_gradient_are_one_graph(workdir: Path):
+    # A physics-informed residual's operators (torchphysics' `grad` and `laplacian`) and an input
+    # gradient through a helper handed the forward function (captum's `compute_gradients`).
+    entry = workdir / "derivative_helpers_entry.py"
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--train", str(entry), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    # 6 breaks on torch 2.13, 4 on 2.15 (it counts the helpers' breaks once).
+    assert data["before"]["graph_breaks"] >= 4 and data["before"]["fullgraph"] is False
+    assert data["kept"][str(entry)] == ["traced-autograd-grad"] * 4
+    after = data["after"]
+    assert (after["graphs"], after["graph_breaks"], after["skipped_frames"], after["fullgraph"]) == (1, 0, 0, True)
+
+
+RUN = """import torch
+from grad_generator_entry import my_model_function, GetInput
+
+torch._dynamo.config.trace_autograd_ops = True
+model = torch.compile(my_model_function(), fullgraph=True, backend="eager")
+print(f"{model(*GetInput()).item():.5f}")
+"""
+
+
+def test_a_program_compiled_with_fullgraph_runs_after_the_fix(workdir: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(workdir)
+    assert_fails_then_runs(workdir, "grad_generator_entry", RUN, "autograd.grad with unsupported argument type")
