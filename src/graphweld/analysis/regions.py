@@ -607,4 +607,3 @@ class CompiledRegions:
                     return [method]
                 return self._forward_of(cls.attribute_classes.get(func.attr.value))
         return []
-
