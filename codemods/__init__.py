@@ -18,7 +18,9 @@ from typing import Any
 # print is made compile-safe before the print is deferred; deferring a
 # print removes the break, so the loop need not be unrolled; a
 # helper traced non-strictly or a round trip in a custom op no longer breaks at all). A decision
-# on a tensor taken into the graph keeps the helper traced, rather than traced non-strictly.
+# on a tensor taken into the graph keeps the helper traced, rather than traced non-strictly. A
+# pure helper traced non-strictly whole takes its `torch.autograd.grad` calls with it (and its
+# checks of their results, such as `grad.grad_fn is None`); the calls alone come next.
 # Running a helper eagerly (eager-helper) gives up compiling it, so every other fix comes first.
 RULE_MODULES = (
     "split_train_step",
@@ -54,7 +56,6 @@ RULE_MODULES = (
     "data_dtype_rebind",
     "compiled_call_arguments",
     "list_for_hasattr",
-    "traced_autograd_grad",
     "branch_to_where",
     "branch_to_cond",
     "while_to_while_loop",
@@ -64,6 +65,7 @@ RULE_MODULES = (
     "eager_module_setup",
     "capture_hooks_at_init",
     "nonstrict_helper",
+    "traced_autograd_grad",
     "unroll_loop",
     "hoist_with",
     "hoist_try",

@@ -40,8 +40,10 @@ class NonstrictHelper(Rule):
     A module-level function called from a compiled region whose body breaks the graph: an explicit
     `torch._dynamo.graph_break()`, frame introspection (`inspect.currentframe()`,
     `sys._getframe()`), a call from `extra-breakers`, or, with `--entry`, any break a run saw
-    inside it (in any file under the given paths). (A `torch.autograd.grad` call is
-    `traced-autograd-grad`'s, which traces that call alone the same way.)
+    inside it (in any file under the given paths): a helper that takes gradients with
+    `torch.autograd.grad` (a residual's differential operators, an attribution's input gradient)
+    goes with them into the graph, its checks of their results included (`grad.grad_fn is None`);
+    a call elsewhere is `traced-autograd-grad`'s, which traces the call alone.
 
     ## Why the graph breaks
     Dynamo traces Python bytecode and breaks the graph on what it cannot trace, splitting the

@@ -34,7 +34,10 @@ class TracedAutogradGrad(CallRewrite, Rule):
     create_graph=True)`), an attribution's input gradient, a structured model's marginals as the
     gradient of its log-partition. Its tensor arguments handed as generators or lazy iterators
     (`model.parameters()`, a generator expression, `filter(...)`, `itertools.chain(...)`, a dict's
-    `values()`, or a name bound to one just before) become lists.
+    `values()`, or a name bound to one just before) become lists. A pure module-level helper a run
+    saw break is `nonstrict-helper`'s first, traced whole with its calls (a check such as
+    `grad.grad_fn is None` on a result then stays out of Dynamo's sight too); this rule takes the
+    calls where that does not apply: in methods and `forward`, and without a run.
 
     ## Why the graph breaks
     Dynamo does not trace `torch.autograd.grad` unless `torch._dynamo.config.trace_autograd_ops`

@@ -1,7 +1,8 @@
-"""`torch.autograd.grad` in a compiled region, handed generators of parameters, end to end: a
-trust-region policy update's Fisher-vector product and a meta-learning inner step
-(`tests/entries/grad_generator_entry.py`). Before, Dynamo breaks at every call and gives up on
-both helpers (it cannot hand the generator to the eager call at the break); after
+"""`torch.autograd.grad` in a compiled model's methods, some handed generators of parameters, end
+to end: a trust-region policy update's Fisher-vector product, a meta-learning inner step and an
+interatomic potential's forces (`tests/entries/grad_generator_entry.py`). Before, Dynamo breaks at
+every call and gives up on the methods (it cannot hand the generator to the eager call at the
+break); after
 traced-autograd-grad, every call goes through one `nonstrict_trace` wrapper, handed lists, and a
 training step (second-order: the Fisher-vector product's gradient is differentiated again) is one
 graph with no Dynamo setting. A program that compiles itself with `trace_autograd_ops` and
@@ -26,29 +27,17 @@ def test_a_training_step_through_every_gradient_is_one_graph(workdir: Path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     before, after = data["before"], data["after"]
-    assert (before["skipped_frames"], before["graph_breaks"], before["fullgraph"]) == (3, 6, False)
-    assert data["kept"][str(entry)] == ["traced-autograd-grad"] * 3
+    # 7 breaks on torch 2.13, 6 on 2.15; Dynamo gives up on the frames either way.
+    assert before["graph_breaks"] >= 6 and before["skipped_frames"] >= 3 and before["fullgraph"] is False
+    assert data["kept"][str(entry)] == ["traced-autograd-grad"] * 4
     assert (after["graphs"], after["graph_breaks"], after["skipped_frames"], after["fullgraph"]) == (1, 0, 0, True)
     text = entry.read_text()
-    assert "_autograd_grad(kl, list(policy.parameters()), create_graph=True)" in text
+    assert "_autograd_grad(kl, list(self.policy.parameters()), create_graph=True)" in text
+    assert "forces = -_autograd_grad(energy, positions, create_graph=True)[0]" in text
     assert "_autograd_grad(loss, list(trainable), create_graph=True)" in text
     assert text.count("def _autograd_grad(") == 1
     again = invoke("fix", "--entry", str(entry), *EAGER, "--train", str(entry), "--check")
     assert again.exit_code == 0, again.output
-
-
-def test_the_differential_operators_and_an_attribution_gradient_are_one_graph(workdir: Path):
-    # A physics-informed residual's operators (torchphysics' `grad` and `laplacian`) and an input
-    # gradient through a helper handed the forward function (captum's `compute_gradients`).
-    entry = workdir / "derivative_helpers_entry.py"
-    result = invoke("fix", "--entry", str(entry), *EAGER, "--train", str(entry), "--format", "json")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    # 6 breaks on torch 2.13, 4 on 2.15 (it counts the helpers' breaks once).
-    assert data["before"]["graph_breaks"] >= 4 and data["before"]["fullgraph"] is False
-    assert data["kept"][str(entry)] == ["traced-autograd-grad"] * 4
-    after = data["after"]
-    assert (after["graphs"], after["graph_breaks"], after["skipped_frames"], after["fullgraph"]) == (1, 0, 0, True)
 
 
 RUN = """import torch
