@@ -7,7 +7,9 @@ traced-autograd-grad, every call goes through one `nonstrict_trace` wrapper, han
 training step (second-order: the Fisher-vector product's gradient is differentiated again) is one
 graph with no Dynamo setting. A program that compiles itself with `trace_autograd_ops` and
 `fullgraph=True` fails before (the generator) and runs after, printing what the original printed
-eagerly."""
+eagerly. Where Dynamo refuses the wrapper (the gradient of activations an eager method computed,
+GB0251), the wrapper is not kept, though the rewrites it was verified with made the picture
+better."""
 
 from __future__ import annotations
 
@@ -52,3 +54,17 @@ print(f"{model(*GetInput()).item():.5f}")
 def test_a_program_compiled_with_fullgraph_runs_after_the_fix(workdir: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(workdir)
     assert_fails_then_runs(workdir, "grad_generator_entry", RUN, "autograd.grad with unsupported argument type")
+
+
+def test_a_wrapper_dynamo_refuses_is_not_kept_beside_fixes_that_verify(workdir: Path):
+    entry = workdir / "refused_wrapper_entry.py"
+    result = invoke("fix", "--entry", str(entry), *EAGER, str(entry), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    # The prints deferred, the gradient left to break where it did: two breaks fewer.
+    assert data["kept"][str(entry)] == ["isolate-io", "isolate-io"]
+    assert data["after"]["graph_breaks"] == data["before"]["graph_breaks"] - 2
+    assert not any(site["gb"] == "GB0251" for site in data["remaining"])
+    why = [item["why"] for item in data["tried"] if item["rule"] == "traced-autograd-grad" and not item["kept"]]
+    assert any("a reason of its own" in reason for reason in why), why
+    assert "_autograd_grad" not in entry.read_text()

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+from graphweld.edits import LineMap
 from graphweld.engine import Change, ChangeKey, FixOutcome, fix_text
 from graphweld.rule import Safety
 from graphweld.run_evidence import RunEvidence
@@ -157,6 +158,7 @@ class RoundSearch:
             accepted = self.merge(accepted, self.search(alternatives))
         if accepted is not None:
             accepted = self.without_unsafe_that_buys_nothing(accepted)
+            accepted = self.without_own_breaks(accepted)
         for pick in accepted.picks if accepted is not None else ():
             if pick.instead_of is not None:
                 self.result.tried.extend(Tried(pick.path, change, True, instead_of=pick.instead_of) for change in pick.changes)
@@ -323,7 +325,41 @@ class RoundSearch:
         accepted = self._without(accepted, unseen, "verifying without the unsafe ones the run could not see:")
         return self._without(accepted, [pick for pick in accepted.picks if pick.unsafe], "verifying without the unsafe ones:")
 
-    def _without(self, accepted: Accepted, dropped: list[Pick], saying: str) -> Accepted:
+    def without_own_breaks(self, accepted: Accepted) -> Accepted:
+        """The accepted picks without those the run after them breaks at for a reason of their
+        own (a `nonstrict_trace` wrapper Dynamo refuses for its output, GB0251, where the call
+        broke for another reason before), when the picture is as good without them: a kept
+        rewrite's own breaks count against it, even when the others it was verified with made
+        the picture better (captum's layer Grad-CAM, whose gradient is of activations an eager
+        helper computed: 5 -> 6 breaks with the wrapper)."""
+        own = [pick for pick in accepted.picks if self._new_breaks_at(pick, accepted)]
+        why = "it buys nothing: the run breaks at it for a reason of its own, and the compile picture is as good without it"
+        return self._without(accepted, own, "verifying without the rewrites the run breaks at:", why)
+
+    def _new_breaks_at(self, pick: Pick, accepted: Accepted) -> bool:
+        """Whether the run after `accepted` breaks in a statement `pick` rewrote (not in the
+        definitions it adds, which every change adding the same helper shares) with an id the run
+        before it did not log there."""
+        candidate = accepted.candidates.get(pick.path)
+        if candidate is None:
+            return False
+        real = os.path.realpath(pick.path)
+        previous = self.previous or self.result.before
+        before = {(site.line, site.gb) for site in previous.sites if os.path.realpath(site.file) == real}
+        lines = LineMap.between(self.base(pick.path)[1], candidate.fixed)
+        for site in accepted.after.sites:
+            if os.path.realpath(site.file) != real:
+                continue
+            line = lines.to_old(site.line)
+            rewritten = any(change.location.line == line or change.replaces_line(line) for change in pick.changes)
+            if rewritten and (line, site.gb) not in before:
+                return True
+        return False
+
+    def _without(
+        self, accepted: Accepted, dropped: list[Pick], saying: str,
+        why: str = "it buys nothing: unsafe, and the compile picture is as good without it",
+    ) -> Accepted:
         """`accepted` without the `dropped` picks when the rest verifies with a picture as good;
         else as it was (worse without them: they buy something)."""
         kept = [pick for pick in accepted.picks if pick not in dropped]
@@ -333,7 +369,7 @@ class RoundSearch:
         if without is None or compare_pictures(accepted.after, without.after)[0] > 0:
             return accepted
         for pick in dropped:
-            self.drop(pick.path, pick.changes, "it buys nothing: unsafe, and the compile picture is as good without it")
+            self.drop(pick.path, pick.changes, why)
         return without
 
     def drop(self, path: str, changes: Iterable[Change], why: str, instead_of: Change | None = None) -> None:
