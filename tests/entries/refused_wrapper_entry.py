@@ -1,7 +1,8 @@
 """An attribution whose layer activations come from a method the program runs eagerly
 (`torch.compiler.disable`: captum runs its hooked forward so), its gradient taken in the compiled
 forward, which also prints twice. The gradient's `nonstrict_trace` wrapper is refused there (GB0251:
-the activations' history lies outside the graph), so it buys nothing; the prints' fix does, more than the wrapper costs."""
+the activations' history lies outside the graph), so it buys nothing; the prints'
+fix does, more than the wrapper costs."""
 
 import torch
 from torch import nn

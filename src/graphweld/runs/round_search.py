@@ -331,30 +331,33 @@ class RoundSearch:
         broke for another reason before), when the picture is as good without them: a kept
         rewrite's own breaks count against it, even when the others it was verified with made
         the picture better (captum's layer Grad-CAM, whose gradient is of activations an eager
-        helper computed: 5 -> 6 breaks with the wrapper)."""
-        own = [pick for pick in accepted.picks if self._new_breaks_at(pick, accepted)]
+        helper computed: 5 -> 6 breaks with the wrapper). A lone pick has nothing to be weighed
+        against: the round's verdict on it stands."""
+        if len(accepted.picks) < 2:
+            return accepted
+        new_breaks = self._new_break_lines(accepted)
+        own = [
+            pick for pick in accepted.picks
+            if any(change.location.line == line or change.replaces_line(line) for line in new_breaks.get(pick.path, ()) for change in pick.changes)
+        ]
         why = "it buys nothing: the run breaks at it for a reason of its own, and the compile picture is as good without it"
         return self._without(accepted, own, "verifying without the rewrites the run breaks at:", why)
 
-    def _new_breaks_at(self, pick: Pick, accepted: Accepted) -> bool:
-        """Whether the run after `accepted` breaks in a statement `pick` rewrote (not in the
-        definitions it adds, which every change adding the same helper shares) with an id the run
-        before it did not log there."""
-        candidate = accepted.candidates.get(pick.path)
-        if candidate is None:
-            return False
-        real = os.path.realpath(pick.path)
+    def _new_break_lines(self, accepted: Accepted) -> dict[str, set[int]]:
+        """Per rewritten file, the lines (of the round's text of it) where the run after
+        `accepted` breaks with an id the run before it did not log there; each file's lines are
+        mapped back once."""
         previous = self.previous or self.result.before
-        before = {(site.line, site.gb) for site in previous.sites if os.path.realpath(site.file) == real}
-        lines = LineMap.between(self.base(pick.path)[1], candidate.fixed)
-        for site in accepted.after.sites:
-            if os.path.realpath(site.file) != real:
+        found: dict[str, set[int]] = {}
+        for path, candidate in accepted.candidates.items():
+            real = os.path.realpath(path)
+            before = {(site.line, site.gb) for site in previous.sites if os.path.realpath(site.file) == real}
+            after = [site for site in accepted.after.sites if os.path.realpath(site.file) == real]
+            if not after:
                 continue
-            line = lines.to_old(site.line)
-            rewritten = any(change.location.line == line or change.replaces_line(line) for change in pick.changes)
-            if rewritten and (line, site.gb) not in before:
-                return True
-        return False
+            to_old = LineMap.between(self.base(path)[1], candidate.fixed).to_old
+            found[path] = {line for line, gb in ((to_old(site.line), site.gb) for site in after) if (line, gb) not in before}
+        return found
 
     def _without(
         self, accepted: Accepted, dropped: list[Pick], saying: str,
