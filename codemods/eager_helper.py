@@ -9,6 +9,7 @@ import libcst as cst
 from graphweld.analysis.breakers import TENSOR_VALUE_READS
 from graphweld.analysis.regions import FunctionInfo
 from graphweld.analysis.blocks import block_statements, definitions_anchor
+from graphweld.analysis.data_shapes import sizes_by_data
 from graphweld.analysis.eager_block import eager_block, extended_run, top_level_run
 from graphweld.analysis.scopes import (
     SCOPE_NODES,
@@ -27,11 +28,6 @@ from graphweld.walk import iter_nodes
 # module whose text has none of them is not walked (the scan of a whole package).
 _VALUE_READ_TEXT = re.compile(r"\.\s*(?:item|tolist|numpy)\s*\(\s*\)")
 
-# Operators whose result's shape depends on tensor values (Dynamo's "Dynamic shape operator",
-# GB0036) unless a capture setting is on.
-DYNAMIC_SHAPE_OPS = frozenset(
-    {"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "bincount", "repeat_interleave"}
-)
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # Methods that are never worth running eagerly: the model's own entry points.
 ENTRY_METHODS = frozenset({"forward", "__call__"})
@@ -331,15 +327,8 @@ class EagerHelper(Rule):
                 calls += [n for n in iter_nodes(nested) if isinstance(n, cst.Call)]
         found = []
         for call in dict.fromkeys(calls):
-            name = _method(call)
-            qualified = qualify(call.func) or ""
-            if name in TENSOR_VALUE_READS and not call.args:
+            if (_method(call) in TENSOR_VALUE_READS and not call.args) or sizes_by_data(call, qualify):
                 found.append(call)
-            elif name in DYNAMIC_SHAPE_OPS and (qualified.startswith("torch.") or isinstance(call.func, cst.Attribute)):
-                if name != "repeat_interleave" or _repeats_not_literal(call, as_function=qualified == "torch.repeat_interleave"):
-                    found.append(call)
-            elif qualified == "torch.where" and len(call.args) == 1:
-                found.append(call)  # torch.where(mask): the indices, as nonzero
         return found
 
 
@@ -360,17 +349,6 @@ def _method(call: cst.Call) -> str | None:
     if isinstance(func, cst.Name):
         return func.value
     return None
-
-
-def _repeats_not_literal(call: cst.Call, as_function: bool) -> bool:
-    """`repeat_interleave` by counts that are not an integer literal (a tensor of counts makes the
-    output's length data-dependent; `x.repeat_interleave(2)` does not). The counts are the first
-    argument of the method, the second of `torch.repeat_interleave`."""
-    keyword = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "repeats"]
-    positional = [arg.value for arg in call.args if arg.keyword is None]
-    at = 1 if as_function else 0
-    repeats = keyword[0] if keyword else (positional[at] if len(positional) > at else None)
-    return repeats is not None and not isinstance(repeats, cst.Integer)
 
 
 def _masks(statement: cst.BaseStatement) -> bool:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from graphweld.analysis.data_shapes import sizes_by_data
 from graphweld.analysis.purity import HelperPurity, function_body
 from graphweld.analysis.regions import FunctionInfo
 from graphweld.rule import Rule, Safety
@@ -100,7 +101,10 @@ class NonstrictHelper(Rule):
     rewritten and the run measures its calls as they are. Also reported:
     a helper that returns a NamedTuple, a namedtuple or a dataclass of its module (by its return
     annotation or a `return Cls(...)`): Dynamo refuses those as a nonstrict_trace output ("Unsupported
-    output type", measured on torch 2.13), so the rewrite would break in its own wrapper. So is
+    output type", measured on torch 2.13), so the rewrite would break in its own wrapper. So is a
+    helper that calls an operator whose result's shape is decided by data (`torch.unique`,
+    `nonzero`, `repeat_interleave` by a tensor of counts): non-strict tracing stops there whatever
+    the helper returns (GB0036 inside it, or GB0251 at its call). So is
     a helper that makes a Python truth value of tensor comparisons (`all(x < y for x, y in
     zip(ts[:-1], ts[1:]))`, torchsde's check that times increase; `bool(a == b)`): non-strict
     tracing runs it on tensors that have no values, and Dynamo breaks at every call ("Unsupported
@@ -271,7 +275,7 @@ class NonstrictHelper(Rule):
             if any(d is not None and d.endswith(("nonstrict_trace", "allow_in_graph")) for d in decorators):
                 return None
             return _Verdict(breaking, cause, f"it is decorated (`@{min(d or '?' for d in decorators)}`)")
-        refused = self._refused_output(node)
+        refused = self._refused_output(node) or self._sized_by_data(node)
         if refused is not None:
             return _Verdict(breaking, cause, refused)
         return _Verdict(breaking, cause, self._purity.impurity(helper))
@@ -291,6 +295,25 @@ class NonstrictHelper(Rule):
                 return (
                     f"it returns `{expression.value}`, {records[expression.value]}, which Dynamo refuses as the "
                     "output of a nonstrict_trace call"
+                )
+        return None
+
+    def _sized_by_data(self, node: cst.FunctionDef) -> str | None:
+        """Why non-strict tracing breaks inside the helper: an operator whose result's shape its
+        inputs' values decide (torchani's `torch.unique_consecutive(..., return_counts=True)`, a
+        detector's `nonzero()` of the boxes it keeps). Non-strict tracing runs the helper on tensors
+        without values and stops there, whatever the helper returns (measured on torch 2.13:
+        "Dynamic shape operator", GB0036, inside the wrapper, or "Unsupported output type for
+        nonstrict_trace-ed function", GB0251, at its call) unless `capture_dynamic_output_shape_ops`
+        is on, which lets Dynamo trace the helper as it is."""
+        qualify = self.context.regions.imports.qualify
+        for call in iter_nodes(node.body):
+            if isinstance(call, cst.Call) and sizes_by_data(call, qualify):
+                func = call.func
+                operator = f".{func.attr.value}()" if isinstance(func, cst.Attribute) and not (qualify(func) or "").startswith("torch.") else qualify(func)
+                return (
+                    f"it calls `{operator}`, whose result's shape is decided by data, and non-strict "
+                    "tracing breaks there (GB0036 or GB0251) unless `capture_dynamic_output_shape_ops` is on"
                 )
         return None
 

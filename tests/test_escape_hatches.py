@@ -189,3 +189,27 @@ def test_seed_000_repro_on_cuda():
         x = make_input().to("cuda")
         with torch.no_grad():
             assert torch.equal(compiled(x), model(x))
+
+
+@pytest.mark.parametrize(
+    "helper, args",
+    [
+        ("_unique_and_counts", lambda: (torch.tensor([0, 0, 1, 2, 2, 2]),)),
+        ("keep_confident", lambda: (torch.randn(5, 4), torch.tensor([0.9, 0.1, 0.7, 0.2, 0.6]), 0.5)),
+        ("pair_owner", lambda: (torch.tensor([2, 3, 1]),)),
+    ],
+)
+def test_a_helper_sized_by_data_breaks_inside_nonstrict_trace(helper, args, monkeypatch):
+    # What nonstrict-helper's report on these helpers says: wrapped, the caller still breaks.
+    module = load_module((GOLDEN / "nonstrict-helper" / "data_shaped_result_reported.in.py").read_text(), "data_shaped")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    wrapped = torch._dynamo.nonstrict_trace(getattr(module, helper))
+    inputs = args()
+
+    def caller(first, *rest):
+        # Work before the call and after it: a break at the call splits them into two graphs.
+        result = wrapped(first * 1, *rest)
+        return sum(t.float().sum() for t in result) if isinstance(result, tuple) else result.sum()
+
+    stats = compile_stats(caller, *inputs)
+    assert stats.graphs >= 2 or stats.skipped_frames >= 1
