@@ -76,6 +76,11 @@ def _posterior_mean(module):
     return module.gp_posterior_mean, (train_x, train_y, test_x, torch.tensor(1.3, requires_grad=True))
 
 
+def _triple_energies(module):
+    torch.manual_seed(0)
+    return module.triple_energies, (torch.tensor([2, 3, 1, 4]), torch.randn(10, requires_grad=True))
+
+
 CASES = [
     ("vision_position_ids", _vision_tower),
     ("untraceable_generator", _increments),
@@ -85,6 +90,7 @@ CASES = [
     ("attention_seqlens_calls_eager", _vision_tower),
     ("color_steps_calls_eager", _color_jitter),
     ("auroc_calls_eager", _scored_auroc),
+    ("repeat_by_own_counts", _triple_energies),
 ]
 
 
