@@ -292,3 +292,23 @@ def test_a_call_of_a_disabled_function_met_while_inlining_is_explained_as_the_di
         site = BreakSite("helpers.py", 3, gb, "Skip inlining `torch.compiler.disable()`d function", "Remove the `torch.compiler.disable` call", False)
         explained = _explain(site, None, Settings(), ())
         assert explained.action.startswith("not fixed: the function is disabled for Dynamo") and "its call is one break" in explained.action
+
+
+@pytest.mark.slow
+def test_where_graphweld_compiles_the_model_it_keeps_the_helper_and_names_the_setting_that_does_better(tmp_path: Path):
+    # No torch.compile of the entry's own to write a setting by: the disabled helper stays, and
+    # the note gives the line that traces it whole instead, with what it measured.
+    import json
+
+    from test_entry import EAGER, invoke
+
+    entry = tmp_path / PACKED_ENTRY.name
+    entry.write_text(PACKED_ENTRY.read_text().replace("return torch.compile(PackedPositions())", "return PackedPositions()"))
+    result = invoke("fix", "--entry", str(entry), *EAGER, "--format", "json", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["kept"] == {str(entry): ["eager-helper"]} and data["capture_setting_fix"] is None
+    note = data["capture_setting_note"]
+    assert "without eager-helper's 1 change(s), `torch._dynamo.config.capture_scalar_outputs = True` where you compile does better" in note
+    assert "graph breaks 2 -> 0, graphs 2 -> 1, outputs equal" in note
+    assert "@torch.compiler.disable\ndef positions(lengths):" in entry.read_text()

@@ -67,17 +67,21 @@ def weigh_eager_helpers(
     there) and eager-helper changes kept: measure the capture settings again without those changes
     (a setting can let Dynamo trace the helpers whole, which a disabled helper never is) and keep
     whichever program compiles better; eager-helper's changes are dropped with the reason when the
-    setting does better without them."""
-    if not settings.unsafe_fixes or setting_path is None or not any(
+    setting does better without them. Where graphweld compiled the entry's model itself (no
+    setting can be written), the changes stay, and when a setting does better without them the
+    note says so with what it measured: the line to add where you compile (TorchANI's neighbour
+    lists: `capture_dynamic_output_shape_ops` traces the helpers eager-helper disabled)."""
+    if setting_path is None or not any(
         change.rule == EAGER_HELPER for candidate in result.kept.values() for change in candidate.applied
     ):
         return
     import libcst as cst
 
     try:
-        if not setting_writable(read_source(setting_path)):
-            return
+        writable = setting_writable(read_source(setting_path))
     except (SourceError, cst.ParserSyntaxError):
+        return
+    if writable and not settings.unsafe_fixes:
         return
     without: dict[str, Candidate] = {}
     for path, candidate in result.kept.items():
@@ -108,6 +112,14 @@ def weigh_eager_helpers(
     current = best_trial(result.trials, result.refused_settings)
     with_them = current.after if current is not None else result.after
     if trial is None or (with_them is not None and picture(trial.after) >= picture(with_them)):
+        return
+    if not writable:
+        helpers = sum(1 for candidate in result.kept.values() for change in candidate.applied if change.rule == EAGER_HELPER)
+        said = (
+            f"without eager-helper's {helpers} change(s), {', '.join(f'`torch._dynamo.config.{name} = True`' for name in trial.settings)} "
+            f"where you compile does better ({trial.line()}); graphweld compiled the model itself, so it keeps them"
+        )
+        result.setting_note = f"{result.setting_note}; {said}" if result.setting_note else said
         return
     why = f"the capture setting does better without it ({trial.line()})"
     for path, candidate in result.kept.items():
