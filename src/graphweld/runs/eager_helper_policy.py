@@ -69,8 +69,8 @@ def weigh_eager_helpers(
     whichever program compiles better; eager-helper's changes are dropped with the reason when the
     setting does better without them. Where graphweld compiled the entry's model itself (no
     setting can be written), the changes stay, and when a setting does better without them the
-    note says so with what it measured: the line to add where you compile (TorchANI's neighbour
-    lists: `capture_dynamic_output_shape_ops` traces the helpers eager-helper disabled)."""
+    note says so with what it measured: the line to add where you compile (a helper sizing
+    positions by `.tolist()`: `capture_scalar_outputs` traces it whole)."""
     if setting_path is None or not any(
         change.rule == EAGER_HELPER for candidate in result.kept.values() for change in candidate.applied
     ):
