@@ -85,8 +85,7 @@ def capture_setting_fix(
     if holder is None:
         return (
             "the entry has no torch.compile call of its own (graphweld compiled its model); set "
-            + ", ".join(f"`torch._dynamo.config.{name} = True`" for name in trial.settings)
-            + " where you compile it"
+            f"{trial.assignments()} where you compile it"
         )
     statements = [cst.parse_statement(f"{torch_name}._dynamo.config.{name} = True\n") for name in trial.settings]
     above, attached = _split_leading_lines(holder.leading_lines)

@@ -57,9 +57,8 @@ def choose_capture_setting(target: Target, settings: Settings, result: VerifiedF
         return
     if path is None:
         result.setting_note = (
-            "no file of the command's that graphweld may write calls torch.compile; set "
-            + ", ".join(f"`torch._dynamo.config.{name} = True`" for name in trial.settings)
-            + " where you compile"
+            f"no file of the command's that graphweld may write calls torch.compile; set {trial.assignments()} "
+            "where you compile"
         )
         return
     kept = result.kept.get(kept_key(result, path))

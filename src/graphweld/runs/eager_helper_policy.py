@@ -84,10 +84,12 @@ def weigh_eager_helpers(
     if writable and not settings.unsafe_fixes:
         return
     without: dict[str, Candidate] = {}
+    disabled = 0
     for path, candidate in result.kept.items():
         helpers = [change for change in candidate.applied if change.rule == EAGER_HELPER]
         if not helpers:
             continue
+        disabled += len(helpers)
         text = _without_disable(candidate.fixed, candidate.source.text, len(helpers))
         if text is None:
             return  # the decorators cannot be told apart from the user's own: keep what was verified
@@ -114,10 +116,9 @@ def weigh_eager_helpers(
     if trial is None or (with_them is not None and picture(trial.after) >= picture(with_them)):
         return
     if not writable:
-        helpers = sum(1 for candidate in result.kept.values() for change in candidate.applied if change.rule == EAGER_HELPER)
         said = (
-            f"without eager-helper's {helpers} change(s), {', '.join(f'`torch._dynamo.config.{name} = True`' for name in trial.settings)} "
-            f"where you compile does better ({trial.line()}); graphweld compiled the model itself, so it keeps them"
+            f"without eager-helper's {disabled} change(s), {trial.assignments()} where you compile does better "
+            f"({trial.line()}); graphweld compiled the model itself, so it keeps them"
         )
         result.setting_note = f"{result.setting_note}; {said}" if result.setting_note else said
         return

@@ -200,6 +200,10 @@ class CaptureTrial:
         """An entry's outputs equal to eager's (a command has no eager twin: its run succeeded)."""
         return not self.after.compile_fails and all(leaf.equal for leaf in compare_calls(self.after, self.after))
 
+    def assignments(self) -> str:
+        """The settings as the lines a user adds where they compile: "`torch._dynamo.config.X = True`"."""
+        return ", ".join(f"`torch._dynamo.config.{name} = True`" for name in self.settings)
+
     def line(self) -> str:
         outputs = outcome(self.before, self.after) if self.outputs_equal else "outputs differ from eager"
         skipped = (
